@@ -1,0 +1,156 @@
+"""Denial codes: one class of problem each, documented in docs/codes.md.
+
+The table here is the single source: the engine uses the names and the docs
+generator renders the rest (tests fail when docs/codes.md drifts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    code: str
+    name: str
+    blocks: str
+    why: str
+    example: str
+    fix: str
+
+
+CODES: dict[str, Code] = {c.code: c for c in (
+    Code("BP100", "parse-error",
+         "Text that does not parse as bash, or that the parser did not account for.",
+         "If the checker cannot read a command exactly as bash will, it cannot know what will run.",
+         "rg \"foo", "Close the quote or bracket; write the command on one line."),
+    Code("BP101", "unsupported-syntax",
+         "Subshells, `{ …; }` groups, functions, `if`/`for`/`while`/`case`, `[[ ]]`, `(( ))`, "
+         "`export` and other constructs outside flat simple commands.",
+         "Each can hide commands or change the shell's state for later commands; none is needed to explore.",
+         "(cd src && rg foo)", "Write simple commands joined by `|`, `&&`, `||` or `;`: `cd src && rg foo`."),
+    Code("BP102", "background",
+         "A command run in the background with `&`.",
+         "A background job outlives the check and may run after plan mode ends.",
+         "rg foo src &", "Drop the `&`."),
+    Code("BP103", "input-limit",
+         "Commands longer, deeper or with more segments than the checker's limits.",
+         "Unbounded input could make the checker slow; anything past a limit is denied, never skipped.",
+         "(a 1 MB command)", "Split the work into smaller commands."),
+    Code("BP104", "bad-characters",
+         "NUL bytes, invalid UTF-8, control characters (carriage return, escape) and bidirectional overrides.",
+         "Such characters make a command look different to a person, the checker and bash.",
+         "rg foo\\r", "Retype the command with plain characters."),
+    Code("BP105", "heredoc-expands",
+         "A here-document whose delimiter is unquoted and whose body holds `$`, a backquote or a backslash.",
+         "An unquoted here-document body undergoes expansion, including command substitution.",
+         "cat <<EOF\n$(id)\nEOF", "Quote the delimiter (`<<'EOF'`) so the body stays literal."),
+    Code("BP106", "parser-disagreement",
+         "Commands that the two parsers (tree-sitter and bashlex) read differently.",
+         "Published bypasses of read-only checks are mostly parser differentials: the checker read one "
+         "command and bash ran another.",
+         "echo a\\\\\nb", "Write the command without ambiguous quoting or line continuations."),
+    Code("BP200", "command-substitution",
+         "`$(…)`, backquotes and process substitution `<(…)`/`>(…)`, also inside double quotes.",
+         "Each runs a command of its own, which the policy never sees.",
+         "rg $(whoami) src", "Run the inner command on its own first, then use its output literally."),
+    Code("BP201", "parameter-expansion",
+         "`$var`, `${…}` and special parameters.",
+         "Their value is unknown until run time and unquoted ones split into several words, any of "
+         "which may become a flag; some operators evaluate code.",
+         "rg $PATTERN src", "Write the value literally."),
+    Code("BP202", "arithmetic-expansion",
+         "`$((…))` and `$[…]`.",
+         "Arithmetic can read and assign variables, and array subscripts can run commands.",
+         "head -n $((1+2)) f", "Compute the number yourself: `head -n 3 f`."),
+    Code("BP203", "unquoted-glob",
+         "An unquoted `*`, `?` or `[…]` where its expansions could become a flag, a flag's value, "
+         "or exceed the operands a program accepts.",
+         "bash replaces the pattern with matching file names; a file named `--pre=sh` turns into a flag.",
+         "rg foo *.py", "Quote it for the program to match (`--glob '*.py'`), give it a fixed prefix "
+         "(`./*.py`), or put it after `--`."),
+    Code("BP204", "brace-expansion",
+         "`{a,b}` and `{1..3}` outside quotes.",
+         "One word turns into several; the checker reads words exactly, so it asks you to write them out.",
+         "ls {src,tests}", "Write the words out (`ls src tests`) or quote the braces."),
+    Code("BP205", "tilde-expansion",
+         "A leading `~` (or `~` after `=`/`:` in an assignment-like word) outside quotes.",
+         "It expands to a home directory whose value the checker cannot see.",
+         "cat ~/.bashrc", "Write the absolute path, or put the operand after `--`."),
+    Code("BP206", "ansi-c-quoting",
+         "`$'…'` and `$\"…\"` quoting.",
+         "Escapes in `$'…'` and translations in `$\"…\"` produce text that differs from what is written.",
+         "rg $'\\x2d\\x2dpre' x", "Use plain single quotes with the characters you mean."),
+    Code("BP207", "extended-glob",
+         "`?(…)`, `*(…)`, `+(…)`, `@(…)`, `!(…)` patterns.",
+         "Extended globs depend on shell options and can expand to any file name.",
+         "ls !(x)", "Quote the pattern and let the program match it."),
+    Code("BP300", "unknown-program",
+         "A program that is not in the whitelist, and programs denied as a whole (pagers, `tee`, shells).",
+         "Only programs whose every allowed use was checked against their manual may run.",
+         "python3 script.py", "Use a whitelisted program, add a spec for it in bash-policy.toml, "
+         "or leave plan mode."),
+    Code("BP301", "program-path",
+         "A program named by a relative path, or by a path outside the trusted system directories.",
+         "`./rg` or `/tmp/git` is whatever file sits there, not the tool the spec describes.",
+         "./rg foo", "Call the program by its bare name: `rg foo`."),
+    Code("BP302", "program-not-literal",
+         "A program name that holds an expansion or quoting the checker will not resolve.",
+         "The program that runs is unknown until run time.",
+         "$EDITOR x", "Name the program literally."),
+    Code("BP303", "no-command",
+         "A segment that only assigns variables.",
+         "An assignment changes the shell's state for every later command (PATH, IFS, pagers).",
+         "PAGER=sh", "Drop the assignment."),
+    Code("BP400", "denied-flag",
+         "A flag that runs a program, writes a file, uses the network, changes state or hangs.",
+         "Read-only tools have flags that do much more than shape output.",
+         "rg --pre cat x", "Drop the flag; the message says what to use instead."),
+    Code("BP401", "unknown-flag",
+         "A flag not in the program's allowlist.",
+         "The whitelist only holds flags checked against the manual; new or unknown flags may have effects.",
+         "rg --frobnicate x", "Use a listed flag (`bash-policy programs rg`) or add it in bash-policy.toml."),
+    Code("BP402", "abbreviated-flag",
+         "An abbreviation of a long option (`--out` for `--output`).",
+         "Programs accept unique prefixes of long options, so an abbreviation can reach a denied flag.",
+         "sort --out=f x", "Write the option in full."),
+    Code("BP403", "bad-flag-value",
+         "A flag value outside the allowed set, a missing value, or a value to a flag that takes none.",
+         "Some flags are safe with some values only (`gh api --method GET`).",
+         "gh api -X DELETE repos/o/r", "Use an allowed value; the message lists them."),
+    Code("BP404", "expansion-as-flag",
+         "A word whose expansion could start with `-` in a place where the program reads flags.",
+         "A file named `-rf` or `--pre=sh` turns a glob into a flag.",
+         "rg foo -- ; ls *", "Put expansions after `--`, or give them a fixed prefix like `./`."),
+    Code("BP405", "subcommand",
+         "A subcommand that is not read-only, or a missing or unknown subcommand.",
+         "`git push`, `gh pr merge` and the like change state.",
+         "git push", "Use a read-only subcommand (`bash-policy programs git`) or leave plan mode."),
+    Code("BP406", "operand",
+         "An operand that the program writes to, creates or acts on (an output file, a new branch).",
+         "Some programs take their output or a new name as a plain operand.",
+         "git branch new-feature", "Drop the operand; list with `git branch --list`."),
+    Code("BP407", "script",
+         "A script argument (sed, awk, jq, GraphQL) whose commands write, run programs or read the environment.",
+         "Programs with a language of their own can run commands from inside their script.",
+         "sed 'w out' f", "Keep the script to printing and transforming; the message names the command."),
+    Code("BP500", "write-redirection",
+         "Redirections that open a file for writing: `>`, `>>`, `&>`, `&>>`, `>|`, `<>`, `>&file`.",
+         "They create or overwrite files.",
+         "rg foo > out", "Drop the redirection and read the output directly, or send it to /dev/null."),
+    Code("BP501", "redirection-target",
+         "A redirection whose target is not a literal path, or a device that opens a network connection.",
+         "The file that is opened is unknown until run time; `/dev/tcp/…` connects to a host.",
+         "rg foo < /dev/tcp/example.com/80", "Redirect from a literal file."),
+    Code("BP600", "env-assignment",
+         "A per-command variable assignment outside the harmless list.",
+         "Variables change what an allowed program does: PAGER, GIT_*, LD_PRELOAD, PATH, RIPGREP_CONFIG_PATH.",
+         "PAGER=sh git log", "Drop the assignment; harmless ones (LC_ALL, TZ, NO_COLOR, …) are allowed."),
+)}
+
+
+def code_for(name: str) -> Code:
+    for c in CODES.values():
+        if c.name == name:
+            return c
+    raise KeyError(name)

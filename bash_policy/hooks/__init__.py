@@ -1,0 +1,25 @@
+"""Named hooks: program logic that data alone cannot express.
+
+A spec names its hook (`hook = "git_branch"`); the engine calls it with the
+`Invocation` it read and the check `Context`, after the generic checks.  Each
+hook lives beside the program it serves, in a module of this package, and is
+registered here by name so that specs stay data and the engine stays generic.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+# hook name -> "module:function", imported on first use.
+REGISTRY: dict[str, str] = {
+}
+
+
+def get(name: str) -> Callable:
+    try:
+        target = REGISTRY[name]
+    except KeyError:
+        raise LookupError(f"no hook named {name!r}") from None
+    module, _, function = target.partition(":")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), function)

@@ -1,0 +1,198 @@
+"""Policy: the built-in specs and settings, plus the user's additions.
+
+Specs load lazily, one TOML file per program, so a check pays only for the
+programs it names.  A user's config (bash-policy.toml, or [tool.bash-policy]
+in pyproject.toml) merges into the built-ins in the same format.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+from .spec import CommandSpec, SpecError, build_spec, merge_tables
+
+SPEC_DIR = Path(__file__).with_name("specs")
+_DEFAULTS_FILE = Path(__file__).with_name("defaults.toml")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+_CONFIG_KEYS = {"trusted_dirs", "write_targets", "network_paths", "env", "limits", "programs",
+                "scope_roots"}
+
+
+class ConfigError(ValueError):
+    """A config file is unreadable or has a bad key; the message names both."""
+
+
+def spec_file_stem(name: str) -> str:
+    """File stem of a program's spec: the name, or hex for names like `[`."""
+    if _PLAIN_NAME.fullmatch(name):
+        return name
+    return "x-" + name.encode("utf-8").hex()
+
+
+def _stem_to_name(stem: str) -> str:
+    if stem.startswith("x-"):
+        return bytes.fromhex(stem[2:]).decode("utf-8")
+    return stem
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+
+
+@dataclass
+class Policy:
+    """Everything a check consults.  Build with `Policy.default()`,
+    `Policy.from_file(path)` or `Policy.discover(directory)`."""
+
+    trusted_dirs: tuple[str, ...]
+    write_targets: frozenset[str]
+    network_paths: tuple[str, ...]
+    env: Mapping[str, Any]
+    max_length: int
+    max_segments: int
+    scope_roots: tuple[str, ...] = ()
+    user_programs: Mapping[str, Any] = field(default_factory=dict)
+    source: str = "built-in"
+    _specs: dict[str, CommandSpec | None] = field(default_factory=dict, repr=False)
+
+    # -- construction ------------------------------------------------------
+    @classmethod
+    def default(cls) -> "Policy":
+        global _DEFAULT
+        if _DEFAULT is None:
+            _DEFAULT = cls._build(_load_toml(_DEFAULTS_FILE), {}, "built-in")
+        return _DEFAULT
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "Policy":
+        path = Path(path)
+        data = _load_toml(path)
+        if path.name == "pyproject.toml":
+            data = data.get("tool", {}).get("bash-policy", {})
+        return cls.from_mapping(data, str(path))
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], source: str = "<config>") -> "Policy":
+        unknown = set(data) - _CONFIG_KEYS
+        if unknown:
+            raise ConfigError(f"{source}: unknown key {sorted(unknown)[0]!r} "
+                              f"(known: {', '.join(sorted(_CONFIG_KEYS))})")
+        base = _load_toml(_DEFAULTS_FILE)
+        merged = dict(base)
+        for key in ("trusted_dirs", "write_targets", "network_paths", "scope_roots"):
+            if key in data:
+                if not isinstance(data[key], list) or not all(isinstance(v, str) for v in data[key]):
+                    raise ConfigError(f"{source}: {key}: expected a list of strings")
+                merged[key] = data[key]
+        if "env" in data:
+            if not isinstance(data["env"], Mapping):
+                raise ConfigError(f"{source}: env: expected a table")
+            merged["env"] = {**base["env"], **data["env"]}
+        if "limits" in data:
+            if not isinstance(data["limits"], Mapping):
+                raise ConfigError(f"{source}: limits: expected a table")
+            merged["limits"] = {**base["limits"], **data["limits"]}
+        programs = data.get("programs", {})
+        if not isinstance(programs, Mapping):
+            raise ConfigError(f"{source}: programs: expected a table of programs")
+        policy = cls._build(merged, programs, source)
+        # Build every user program now so a bad key fails at load, not mid-check.
+        for name in programs:
+            policy.spec(name)
+        return policy
+
+    @classmethod
+    def discover(cls, directory: str | Path = ".") -> "Policy":
+        """The config in `directory` (bash-policy.toml first, then
+        pyproject.toml with a [tool.bash-policy] table), else the default."""
+        directory = Path(directory)
+        own = directory / "bash-policy.toml"
+        if own.is_file():
+            return cls.from_file(own)
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file():
+            data = _load_toml(pyproject)
+            if "bash-policy" in data.get("tool", {}):
+                return cls.from_mapping(data["tool"]["bash-policy"], str(pyproject))
+        return cls.default()
+
+    @classmethod
+    def _build(cls, data: Mapping[str, Any], programs: Mapping[str, Any], source: str) -> "Policy":
+        env = data.get("env", {})
+        for name, allowed in env.items():
+            if allowed != "*" and not (isinstance(allowed, list)
+                                       and all(isinstance(v, str) for v in allowed)):
+                raise ConfigError(f"{source}: env.{name}: expected \"*\" or a list of values")
+        limits = data.get("limits", {})
+        for key in limits:
+            if key not in ("max_length", "max_segments"):
+                raise ConfigError(f"{source}: limits: unknown key {key!r}")
+            if not isinstance(limits[key], int) or limits[key] <= 0:
+                raise ConfigError(f"{source}: limits.{key}: expected a positive integer")
+        return cls(
+            trusted_dirs=tuple(d.rstrip("/") for d in data.get("trusted_dirs", ())),
+            write_targets=frozenset(data.get("write_targets", ())),
+            network_paths=tuple(data.get("network_paths", ())),
+            env=dict(env),
+            max_length=limits.get("max_length", 16384),
+            max_segments=limits.get("max_segments", 128),
+            scope_roots=tuple(data.get("scope_roots", ())),
+            user_programs=dict(programs),
+            source=source,
+        )
+
+    # -- specs -------------------------------------------------------------
+    def spec(self, name: str) -> CommandSpec | None:
+        """The spec for program `name`, or None when it is not whitelisted."""
+        if name in self._specs:
+            return self._specs[name]
+        table = self._builtin_table(name)
+        where = f"built-in spec {name!r}"
+        if name in self.user_programs:
+            user = self.user_programs[name]
+            if not isinstance(user, Mapping):
+                raise ConfigError(f"{self.source}: programs.{name}: expected a table")
+            table = merge_tables(table or {}, user)
+            where = f"{self.source}: programs.{name}"
+        spec = None
+        if table is not None:
+            try:
+                spec = build_spec(name, table, where)
+            except SpecError as error:
+                raise ConfigError(str(error)) from None
+        self._specs[name] = spec
+        return spec
+
+    def _builtin_table(self, name: str) -> dict[str, Any] | None:
+        path = SPEC_DIR / f"{spec_file_stem(name)}.toml"
+        if not path.is_file():
+            return None
+        table = _load_toml(path)
+        alias = table.pop("alias_of", None)
+        if alias is not None:
+            base = self._builtin_table(alias) or {}
+            table = merge_tables(base, table)
+        return table
+
+    def program_names(self) -> list[str]:
+        names = {_stem_to_name(p.stem) for p in SPEC_DIR.glob("*.toml")}
+        names.update(self.user_programs)
+        return sorted(n for n in names if self.spec(n) is not None)
+
+
+_DEFAULT: Policy | None = None

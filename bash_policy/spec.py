@@ -1,0 +1,237 @@
+"""Program specs: the effect whitelist, as data.
+
+A spec is a TOML table (one file per program in `bash_policy/specs/`, or a
+`[programs.NAME]` table in the user's config, in the same format).  This
+module turns such a table into typed, immutable objects and rejects malformed
+ones with the key that is wrong.  See docs/spec-format.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+EFFECTS = ("exec", "write", "network", "hang", "state", "leak", "interactive")
+ROLES = ("read", "none", "command", "hook")
+STYLES = ("gnu", "posix", "single")
+
+# "-A/--after-context=NUM{...}" or "--color[=WHEN]"
+_FLAG_SYNTAX = re.compile(
+    r"(?P<names>-[^=\[{/\s]+(?:/-[^=\[{/\s]+)*)"
+    r"(?:(?P<opt>\[=(?P<ometa>[^\]]+)\])|=(?P<meta>[^{]+))?"
+    r"(?:\{(?P<choices>[^}]*)\})?"
+)
+
+
+class SpecError(ValueError):
+    """A spec table is malformed; the message names the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """Why something is denied: a category, the reason, and the way around."""
+
+    category: str
+    why: str
+    fix: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    names: tuple[str, ...]
+    value: str = "none"  # none | required | optional
+    metavar: str = ""
+    choices: frozenset[str] | None = None
+    denied: Effect | None = None
+
+    @property
+    def display(self) -> str:
+        return "/".join(self.names)
+
+
+@dataclass(frozen=True, slots=True)
+class Positionals:
+    role: str = "read"
+    max: int | None = None
+    over_max: Effect | None = None
+    skip: int = 0  # for role "command": operands before the inner command
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """One program or subcommand."""
+
+    name: str
+    path: tuple[str, ...]
+    summary: str = ""
+    checked: str = ""
+    style: str = "gnu"
+    flags: Mapping[str, Flag] = field(default_factory=dict)
+    positionals: Positionals = Positionals()
+    subcommands: Mapping[str, "CommandSpec"] = field(default_factory=dict)
+    subcommand_required: bool = False
+    denied: Effect | None = None
+    hook: str | None = None
+    numeric_flag: bool = False
+    double_dash: bool = True
+
+    @property
+    def display(self) -> str:
+        return " ".join(self.path)
+
+    def unique_flags(self) -> list[Flag]:
+        seen: dict[int, Flag] = {}
+        for flag in self.flags.values():
+            seen.setdefault(id(flag), flag)
+        return list(seen.values())
+
+
+def parse_flag(text: str, where: str, denied: Effect | None = None) -> Flag:
+    match = _FLAG_SYNTAX.fullmatch(text.strip())
+    if not match:
+        raise SpecError(f"{where}: cannot read flag {text!r} (expected like '-A/--after-context=NUM')")
+    names = tuple(match["names"].split("/"))
+    if match["opt"]:
+        value, metavar = "optional", match["ometa"]
+    elif match["meta"]:
+        value, metavar = "required", match["meta"]
+    else:
+        value, metavar = "none", ""
+    choices = None
+    if match["choices"] is not None:
+        choices = frozenset(c.strip() for c in match["choices"].split(",") if c.strip())
+        if value == "none":
+            raise SpecError(f"{where}: flag {text!r} lists choices but takes no value")
+    return Flag(names, value, metavar, choices, denied)
+
+
+def _effect(table: Any, where: str) -> Effect:
+    if not isinstance(table, Mapping):
+        raise SpecError(f"{where}: expected a table with 'effect' and 'why'")
+    unknown = set(table) - {"effect", "why", "fix"}
+    if unknown:
+        raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+    category = table.get("effect")
+    if category not in EFFECTS:
+        raise SpecError(f"{where}.effect: must be one of {', '.join(EFFECTS)}")
+    why = table.get("why")
+    if not isinstance(why, str) or not why:
+        raise SpecError(f"{where}.why: a reason is required")
+    fix = table.get("fix", "")
+    if not isinstance(fix, str):
+        raise SpecError(f"{where}.fix: must be a string")
+    return Effect(category, why, fix)
+
+
+_COMMAND_KEYS = {
+    "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
+    "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
+}
+
+
+def build_spec(name: str, table: Mapping[str, Any], where: str,
+               path: tuple[str, ...] = (), fragments: Mapping[str, Any] | None = None) -> CommandSpec:
+    """Build a `CommandSpec` from its TOML table; `where` names it in errors."""
+    if not isinstance(table, Mapping):
+        raise SpecError(f"{where}: expected a table")
+    unknown = set(table) - _COMMAND_KEYS
+    if unknown:
+        raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+    path = path + (name,)
+    if fragments is None:
+        fragments = table.get("fragment", {})
+    flag_texts = list(_list_of_str(table.get("flags", []), f"{where}.flags"))
+    deny_table = dict(table.get("deny", {}))
+    for used in _list_of_str(table.get("use", []), f"{where}.use"):
+        if used not in fragments:
+            raise SpecError(f"{where}.use: no fragment named {used!r}")
+        frag = fragments[used]
+        flag_texts = list(_list_of_str(frag.get("flags", []), f"fragment.{used}.flags")) + flag_texts
+        deny_table = {**frag.get("deny", {}), **deny_table}
+
+    flags: dict[str, Flag] = {}
+    for text in flag_texts:
+        flag = parse_flag(text, f"{where}.flags")
+        for n in flag.names:
+            flags[n] = flag
+    for text, effect_table in deny_table.items():
+        flag = parse_flag(text, f"{where}.deny")
+        flag = Flag(flag.names, flag.value, flag.metavar, flag.choices,
+                    _effect(effect_table, f"{where}.deny.{text!r}"))
+        for n in flag.names:
+            flags[n] = flag  # a denial always wins over an allowance
+
+    style = table.get("style", "gnu")
+    if style not in STYLES:
+        raise SpecError(f"{where}.style: must be one of {', '.join(STYLES)}")
+
+    positionals = _positionals(table.get("positionals", "read"), f"{where}.positionals")
+    subs = {}
+    for sub_name, sub_table in dict(table.get("sub", {})).items():
+        subs[sub_name] = build_spec(sub_name, sub_table, f"{where}.sub.{sub_name}", path, fragments)
+    denied = _effect(table["denied"], f"{where}.denied") if "denied" in table else None
+    hook = table.get("hook")
+    if hook is not None and not isinstance(hook, str):
+        raise SpecError(f"{where}.hook: must be a string")
+    return CommandSpec(
+        name=name,
+        path=path,
+        summary=str(table.get("summary", "")),
+        checked=str(table.get("checked", "")),
+        style=style,
+        flags=MappingProxyType(flags),
+        positionals=positionals,
+        subcommands=MappingProxyType(subs),
+        subcommand_required=bool(table.get("subcommand_required", bool(subs))),
+        denied=denied,
+        hook=hook,
+        numeric_flag=bool(table.get("numeric_flag", False)),
+        double_dash=bool(table.get("double_dash", True)),
+    )
+
+
+def _positionals(value: Any, where: str) -> Positionals:
+    if isinstance(value, str):
+        value = {"role": value}
+    if not isinstance(value, Mapping):
+        raise SpecError(f"{where}: expected a role name or a table")
+    unknown = set(value) - {"role", "max", "over_max", "skip"}
+    if unknown:
+        raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+    role = value.get("role", "read")
+    if role not in ROLES:
+        raise SpecError(f"{where}.role: must be one of {', '.join(ROLES)}")
+    maximum = value.get("max")
+    if maximum is not None and (not isinstance(maximum, int) or maximum < 0):
+        raise SpecError(f"{where}.max: must be a non-negative integer")
+    over = _effect(value["over_max"], f"{where}.over_max") if "over_max" in value else None
+    skip = value.get("skip", 0)
+    if not isinstance(skip, int) or skip < 0:
+        raise SpecError(f"{where}.skip: must be a non-negative integer")
+    return Positionals(role, maximum, over, skip)
+
+
+def _list_of_str(value: Any, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SpecError(f"{where}: expected a list of strings")
+    return value
+
+
+def merge_tables(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """Deep-merge a user's table into a built-in one: tables merge, lists add up.
+
+    `replace = true` in the override discards the built-in table instead.
+    """
+    if override.get("replace"):
+        return {k: v for k, v in override.items() if k != "replace"}
+    merged = dict(base)
+    for key, value in override.items():
+        if key in merged and isinstance(merged[key], Mapping) and isinstance(value, Mapping):
+            merged[key] = merge_tables(merged[key], value)
+        elif key in merged and isinstance(merged[key], list) and isinstance(value, list):
+            merged[key] = merged[key] + value
+        else:
+            merged[key] = value
+    return merged
