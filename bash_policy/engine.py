@@ -284,6 +284,8 @@ def evaluate(spec: CommandSpec, words: tuple[Word, ...], start: int, ctx: Contex
             if spec.style == "posix" and inv.positionals:
                 options_done = True
             continue
+        if spec.style == "text" and value not in spec.flags:
+            options_done = True  # echo-like: the first word that is not a flag starts the text
         if options_done or value == "-" or not value.startswith("-") or (
                 spec.style == "posix" and inv.positionals):
             if spec.subcommands and not inv.positionals and not options_done:
@@ -336,7 +338,7 @@ def _check_positionals(inv: Invocation, ctx: Context, trailing_unknown: bool) ->
                          "name the program literally")
                 return
             start = inv.words.index(inner[0])
-            check_argv(inv.words[start:], ctx, trailing_unknown)
+            check_argv(inv.words[start:], ctx, trailing_unknown or spec.positionals.appends)
         return
     if trailing_unknown and not (role == "read" and inv.after_double_dash
                                  and spec.positionals.max is None):

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 EFFECTS = ("exec", "write", "network", "hang", "state", "leak", "interactive")
 ROLES = ("read", "none", "command", "hook")
-STYLES = ("gnu", "posix", "single")
+STYLES = ("gnu", "posix", "single", "text")
 
 # "-A/--after-context=NUM{...}" or "--color[=WHEN]"
 _FLAG_SYNTAX = re.compile(
@@ -57,6 +57,7 @@ class Positionals:
     max: int | None = None
     over_max: Effect | None = None
     skip: int = 0  # for role "command": operands before the inner command
+    appends: bool = False  # role "command": the wrapper appends unknown operands (xargs)
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,7 @@ def _positionals(value: Any, where: str) -> Positionals:
         value = {"role": value}
     if not isinstance(value, Mapping):
         raise SpecError(f"{where}: expected a role name or a table")
-    unknown = set(value) - {"role", "max", "over_max", "skip"}
+    unknown = set(value) - {"role", "max", "over_max", "skip", "appends"}
     if unknown:
         raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r}")
     role = value.get("role", "read")
@@ -210,7 +211,10 @@ def _positionals(value: Any, where: str) -> Positionals:
     skip = value.get("skip", 0)
     if not isinstance(skip, int) or skip < 0:
         raise SpecError(f"{where}.skip: must be a non-negative integer")
-    return Positionals(role, maximum, over, skip)
+    appends = value.get("appends", False)
+    if not isinstance(appends, bool):
+        raise SpecError(f"{where}.appends: must be true or false")
+    return Positionals(role, maximum, over, skip, appends)
 
 
 def _list_of_str(value: Any, where: str) -> list[str]:
