@@ -215,9 +215,9 @@ def _check_redirect(redirect, ctx: Context) -> None:
         return
     if op in (">", ">>", "&>", "&>>", ">|", ">&") and path in ctx.policy.write_targets:
         return
-    ctx.deny("BP500", redirect.span,
-             f"`{redirect.span and ctx.source[redirect.span.start:redirect.span.end]}` "
-             f"writes to `{path}`",
+    written = f"{'' if redirect.fd is None else redirect.fd}{op}{target.text}"
+    ctx.deny("BP500", Span(redirect.span.start, target.span.end),
+             f"`{written}` opens `{path}` for writing",
              "drop the redirection and read the output directly, or redirect to /dev/null",
              "write")
 

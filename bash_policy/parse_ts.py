@@ -28,10 +28,9 @@ _CONSTRUCTS = {
     "c_style_for_statement": "a `for (( … ))` loop",
     "while_statement": "a `while`/`until` loop",
     "case_statement": "a `case` statement",
-    "test_command": "a `[[ … ]]` or `[ … ]` test",
+    "test_command": "a `[[ … ]]` test (use `[ … ]` or `test`)",
     "declaration_command": "`export`/`declare`/`local`/`readonly`",
     "unset_command": "`unset`",
-    "arithmetic_expansion": "arithmetic",
 }
 _JOINERS = {"|", "|&", "&&", "||", ";", "\n"}
 _WORD_TYPES = {"word", "string", "raw_string", "concatenation", "number", "simple_expansion",
@@ -162,6 +161,8 @@ class _Builder:
                     self.problem("BP101", node, "unsupported redirection layout")
                     continue
                 work.append((body, joiner, tuple(extra) + tuple(redirects)))
+            elif kind == "test_command" and node.children[0].type == "[":
+                self.bracket_test(node, joiner, redirects)
             elif kind == "negated_command":
                 inner = [c for c in node.children if c.type != "!"]
                 if len(inner) == 1 and inner[0].type == "command":
@@ -172,6 +173,19 @@ class _Builder:
                 what = _CONSTRUCTS.get(kind, f"this construct ({kind})")
                 self.problem("BP101", node, f"{what} is outside what plan mode can check",
                              "write a flat command: simple commands joined by |, &&, || or ;")
+
+    def bracket_test(self, node, joiner: str, redirects) -> None:
+        """`[ … ]` is the command `[` with its words: tree-sitter parses it as an
+        expression, so collect its tokens back into words for the engine."""
+        atoms = []
+        stack = list(reversed(node.children))
+        while stack:
+            child = stack.pop()
+            if child.type in _WORD_TYPES or child.type == "extglob_pattern" or not child.children:
+                atoms.append(child)
+            else:
+                stack.extend(reversed(child.children))
+        self.command_from_children(atoms, node, joiner, redirects)
 
     # -- simple commands ---------------------------------------------------
     def command(self, node, joiner: str, redirects=(), negated: bool = False) -> None:
