@@ -26,9 +26,9 @@ def describe(spec: CommandSpec, depth: int = 0) -> str:
     allowed = [f for f in spec.unique_flags() if f.denied is None]
     denied = [f for f in spec.unique_flags() if f.denied is not None]
     if allowed:
-        out.append(f"{pad}  allowed: " + " ".join(sorted(_flag_text(f) for f in allowed)))
+        out.append(f"{pad}  allowed: " + " ".join(sorted(flag_text(f) for f in allowed)))
     for f in sorted(denied, key=lambda f: f.names):
-        out.append(f"{pad}  denied {_flag_text(f)} [{f.denied.category}]: {f.denied.why}")
+        out.append(f"{pad}  denied {flag_text(f)} [{f.denied.category}]: {f.denied.why}")
     p = spec.positionals
     limit = f", at most {p.max}" if p.max is not None else ""
     out.append(f"{pad}  operands: {p.role}{limit}")
@@ -37,7 +37,7 @@ def describe(spec: CommandSpec, depth: int = 0) -> str:
     return "\n".join(out)
 
 
-def _flag_text(flag) -> str:
+def flag_text(flag) -> str:
     names = "/".join(flag.names)
     if flag.value == "required":
         names += f"={flag.metavar}"
