@@ -13,6 +13,8 @@ from typing import Callable
 
 # hook name -> "module:function", imported on first use.
 REGISTRY: dict[str, str] = {
+    "tail_obsolete_follow": "tail:tail_obsolete_follow",
+    "tree_clusters": "tree:tree_clusters",
 }
 
 

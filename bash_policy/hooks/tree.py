@@ -1,0 +1,26 @@
+"""tree's own option grammar: a cluster's flags take their values from the
+words that follow, in order, never from the rest of the cluster.
+
+So `tree -Lo 1 out .` is `-L 1 -o out`, which writes `out`, while a getopt
+reading (the engine's) sees `-L o`.  Any cluster in which a flag that takes a
+value is not the last letter is read differently by the two, so it is denied.
+"""
+
+from __future__ import annotations
+
+
+def tree_clusters(inv, ctx) -> None:
+    seen = set()
+    for _flag, _value, word in inv.flags:
+        text = word.value
+        if id(word) in seen or text is None or text.startswith("--") or len(text) < 3:
+            continue
+        seen.add(id(word))
+        for letter in text[1:-1]:
+            flag = inv.spec.flags.get("-" + letter)
+            if flag is not None and flag.value == "required":
+                ctx.deny("BP403", word.span,
+                         f"`tree {text}`: tree takes the value of -{letter} from the next word, "
+                         f"not from the rest of `{text}`, so later words become flag values",
+                         f"write -{letter} and its value as separate words: tree -{letter} VALUE")
+                break
