@@ -1,0 +1,88 @@
+"""User configuration: same format as built-in specs, clear errors on bad input."""
+
+import pytest
+
+from bash_policy import ConfigError, Policy, check
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_user_program_is_added(tmp_path):
+    policy = Policy.from_file(write(tmp_path, "bash-policy.toml", """
+[programs.tokei]
+summary = "count lines of code"
+flags = ["-o/--output=FORMAT{json,yaml}", "-s/--sort=COLUMN"]
+"""))
+    assert check("tokei -o json src", policy).allowed
+    assert not check("tokei -o toml src", policy).allowed
+    assert not check("tokei src", Policy.default()).allowed
+
+
+def test_user_can_deny_one_flag_of_a_builtin(tmp_path):
+    policy = Policy.from_file(write(tmp_path, "bash-policy.toml", """
+[programs.rg.deny."-n/--line-number"]
+effect = "leak"
+why = "is not wanted here"
+fix = "drop -n"
+"""))
+    verdict = check("rg -n foo src", policy)
+    assert [d.code for d in verdict.denials] == ["BP400"]
+    assert "drop -n" in verdict.denials[0].hint
+    assert check("rg -i foo src", policy).allowed
+
+
+def test_pyproject_table_is_discovered(tmp_path):
+    write(tmp_path, "pyproject.toml", """
+[project]
+name = "x"
+[tool.bash-policy.env]
+MY_FLAG = "*"
+""")
+    policy = Policy.discover(tmp_path)
+    assert check("MY_FLAG=1 rg foo", policy).allowed
+    assert not check("MY_FLAG=1 rg foo").allowed
+
+
+def test_bash_policy_toml_wins_over_pyproject(tmp_path):
+    write(tmp_path, "pyproject.toml", "[tool.bash-policy]\ntrusted_dirs = ['/opt/x']\n")
+    write(tmp_path, "bash-policy.toml", "trusted_dirs = ['/opt/y']\n")
+    assert Policy.discover(tmp_path).trusted_dirs == ("/opt/y",)
+
+
+def test_no_config_means_defaults(tmp_path):
+    assert Policy.discover(tmp_path) is Policy.default()
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("frobnicate = 1\n", "frobnicate"),
+    ("[programs.rg]\nflagz = []\n", "flagz"),
+    ("[programs.rg]\nflags = ['not a flag']\n", "programs.rg.flags"),
+    ("[programs.rg.deny.'--x']\neffect = 'boom'\nwhy = 'x'\n", "effect"),
+    ("[programs.rg.deny.'--x']\neffect = 'exec'\n", "why"),
+    ("[programs.x]\npositionals = 'sometimes'\n", "role"),
+    ("[env]\nFOO = 3\n", "env.FOO"),
+    ("[limits]\nmax_length = -1\n", "max_length"),
+    ("trusted_dirs = '/usr/bin'\n", "trusted_dirs"),
+    ("this is = = not toml\n", "invalid TOML"),
+])
+def test_bad_config_names_file_and_key(tmp_path, text, needle):
+    path = write(tmp_path, "bash-policy.toml", text)
+    with pytest.raises(ConfigError) as info:
+        Policy.from_file(path)
+    assert str(path) in str(info.value) or "programs." in str(info.value)
+    assert needle in str(info.value)
+
+
+def test_missing_config_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError):
+        Policy.from_file(tmp_path / "nope.toml")
+
+
+def test_trusted_dirs_are_configurable(tmp_path):
+    policy = Policy.from_file(write(tmp_path, "bash-policy.toml", "trusted_dirs = ['/opt/tools']\n"))
+    assert check("/opt/tools/rg foo", policy).allowed
+    assert not check("/usr/bin/rg foo", policy).allowed
