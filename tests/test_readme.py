@@ -1,0 +1,30 @@
+"""The README's two set-up commands stay in step with CI and with the verdicts."""
+
+import re
+from pathlib import Path
+
+from bash_policy import check
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def sh_blocks():
+    return re.findall(r"```sh\n(.*?)\n```", README, re.S)
+
+
+def test_ci_runs_the_readme_test_command():
+    test_command = next(b for b in sh_blocks() if "pytest" in b)
+    ci = (ROOT / ".ci" / "run").read_text()
+    apt_readme = set(re.search(r"apt-get install -y ([^&]+)&&", test_command)[1].split())
+    apt_ci = set(re.search(r"apt-get install -y -q ([^>]+)>", ci)[1].split())
+    assert apt_readme == apt_ci
+    assert test_command.split("&& ", 2)[-1] in ci
+
+
+def test_readme_check_examples_give_documented_verdicts():
+    first = next(b for b in sh_blocks() if "bash-policy check" in b)
+    assert check('rg -n "foo bar" src | head -20').allowed
+    verdict = check("rg --pre cat x")
+    assert not verdict.allowed and verdict.denials[0].code == "BP400" and verdict.denials[0].hint
+    assert 'rg -n "foo bar" src | head -20' in first and "rg --pre cat x" in first
