@@ -114,6 +114,9 @@ def check(command: str, policy: Policy | None = None, *, cwd: str | None = None)
     for index, segment in enumerate(script.segments):
         ctx.segment = index
         check_segment(segment, ctx)
+    if not ctx.denials:  # only an allow needs a second opinion; bashlex loads lazily
+        from .crosscheck import cross_check
+        cross_check(script, ctx)
     return Verdict(command, not ctx.denials, tuple(ctx.denials), script.segments, tuple(ctx.notes))
 
 

@@ -318,6 +318,13 @@ class _Builder:
             # `cmd > out extra` passes `extra` to cmd: keep it as an argument.
             first_end = target_word.span.end
             word_nodes.extend(t for t in targets if self.span(t).start >= first_end)
+        if fd is None and node.type == "file_redirect":
+            # tree-sitter-bash reads the `0` of `0<` as an argument; bash reads a descriptor.
+            for n in word_nodes:
+                if n.type == "number" and n.end_byte == node.start_byte and n.text.isdigit():
+                    word_nodes.remove(n)
+                    fd = int(n.text)
+                    break
         if node.type == "heredoc_redirect" and body is None:
             body = ""
         return [Redirect(op, fd, target_word, self.span(node), body, quoted), *nested]

@@ -24,7 +24,9 @@ SPEC_DIR = Path(__file__).with_name("specs")
 _DEFAULTS_FILE = Path(__file__).with_name("defaults.toml")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _CONFIG_KEYS = {"trusted_dirs", "write_targets", "network_paths", "env", "limits", "programs",
-                "scope_roots"}
+                "scope_roots", "crosscheck"}
+# Whether a second parser (bashlex) must agree before a command is allowed (docs/crosscheck.md).
+CROSSCHECK_MODES = ("auto", "required", "off")
 
 
 class ConfigError(ValueError):
@@ -68,6 +70,7 @@ class Policy:
     scope_roots: tuple[str, ...] = ()
     user_programs: Mapping[str, Any] = field(default_factory=dict)
     source: str = "built-in"
+    crosscheck: str = "auto"
     _specs: dict[str, CommandSpec | None] = field(default_factory=dict, repr=False)
 
     # -- construction ------------------------------------------------------
@@ -94,6 +97,8 @@ class Policy:
                               f"(known: {', '.join(sorted(_CONFIG_KEYS))})")
         base = _load_toml(_DEFAULTS_FILE)
         merged = dict(base)
+        if "crosscheck" in data:
+            merged["crosscheck"] = data["crosscheck"]
         for key in ("trusted_dirs", "write_targets", "network_paths", "scope_roots"):
             if key in data:
                 if not isinstance(data[key], list) or not all(isinstance(v, str) for v in data[key]):
@@ -144,6 +149,9 @@ class Policy:
                 raise ConfigError(f"{source}: limits: unknown key {key!r}")
             if not isinstance(limits[key], int) or limits[key] <= 0:
                 raise ConfigError(f"{source}: limits.{key}: expected a positive integer")
+        crosscheck = data.get("crosscheck", "auto")
+        if crosscheck not in CROSSCHECK_MODES:
+            raise ConfigError(f"{source}: crosscheck: expected one of {', '.join(CROSSCHECK_MODES)}")
         return cls(
             trusted_dirs=tuple(d.rstrip("/") for d in data.get("trusted_dirs", ())),
             write_targets=frozenset(data.get("write_targets", ())),
@@ -154,6 +162,7 @@ class Policy:
             scope_roots=tuple(data.get("scope_roots", ())),
             user_programs=dict(programs),
             source=source,
+            crosscheck=crosscheck,
         )
 
     # -- specs -------------------------------------------------------------

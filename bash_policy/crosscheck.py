@@ -1,0 +1,121 @@
+"""Cross-check: allow a command only when tree-sitter and bashlex read it alike.
+
+Published bypasses of read-only checkers are mostly parser differentials: the
+checker read one command and bash ran another.  A second, independent parser
+(bashlex, which follows bash's own grammar) re-reads every command the
+tree-sitter verdict would allow; any difference in segments, joiners,
+assignments, argv or redirections denies with BP106.  Deny verdicts skip it:
+they need no second opinion, and bashlex is slow to import and to parse.
+
+`Policy.crosscheck` picks the mode: "auto" (run it when bashlex is installed),
+"required" (deny when bashlex is missing) or "off".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import Script, Segment, Span
+
+_HINT = ("write it so any bash parser reads it one way: no line continuations inside words, "
+         "plain quoting, here-documents last; `bash-policy explain` shows both readings")
+
+
+@dataclass(frozen=True)
+class Difference:
+    """The first place the two readings differ, described for a person."""
+
+    segment: int | None
+    span: Span
+    what: str
+    tree_sitter: str
+    bashlex: str
+
+    @property
+    def message(self) -> str:
+        return (f"the two parsers read {self.what} differently: tree-sitter reads "
+                f"{self.tree_sitter}, bashlex reads {self.bashlex}")
+
+
+def heredoc_lines(body: str | None, strip_tabs: bool) -> tuple[str, ...] | None:
+    """A here-document body as its complete lines (tabs stripped for `<<-`).
+
+    The two parsers cut the body at different points of the terminator line
+    and of `<<-` tabs; bash reads whole lines, so whole lines are compared.
+    """
+    if body is None:
+        return None
+    lines = body.split("\n")[:-1]
+    return tuple(line.lstrip("\t") for line in lines) if strip_tabs else tuple(lines)
+
+
+def _word(word) -> str:
+    return repr(word.value) if word.literal else f"`{word.text}` (not literal)"
+
+
+def _redirect(r) -> str:
+    fd = "" if r.fd is None else str(r.fd)
+    target = _word(r.target) if r.target is not None else ""
+    if r.body is not None:
+        lines = heredoc_lines(r.body, r.op == "<<-")
+        target = f"here-document{' (quoted)' if r.quoted else ''} {list(lines)!r}"
+    return f"{fd}{r.op} {target}".rstrip()
+
+
+def _fields(segment: Segment) -> list[tuple[str, str, Span]]:
+    """The parts of a segment both readings must share, in source order of meaning."""
+    fields = [("the operator before it", repr(segment.joiner), segment.span),
+              ("its `!`", "negated" if segment.negated else "not negated", segment.span),
+              ("the number of assignments", str(len(segment.assignments)), segment.span),
+              ("the number of words", str(len(segment.words)), segment.span),
+              ("the number of redirections", str(len(segment.redirects)), segment.span)]
+    for a in segment.assignments:
+        fields.append(("an assignment", f"{a.name}={_word(a.value)}", a.span))
+    for i, w in enumerate(segment.words):
+        fields.append((f"word {i}", _word(w), w.span))
+    for r in segment.redirects:
+        fields.append(("a redirection", _redirect(r), r.span))
+    return fields
+
+
+def compare(tree_sitter: Script, bashlex: Script) -> Difference | None:
+    """The first difference between two readings of one source, or None."""
+    whole = Span(0, len(tree_sitter.source))
+    if bashlex.problems and not tree_sitter.problems:
+        code, span, message, _ = bashlex.problems[0]
+        return Difference(None, span, "this command", "it without problems", f"nothing: {message}")
+    if len(tree_sitter.segments) != len(bashlex.segments):
+        return Difference(None, whole, "the number of simple commands",
+                          str(len(tree_sitter.segments)), str(len(bashlex.segments)))
+    for index, (mine, theirs) in enumerate(zip(tree_sitter.segments, bashlex.segments)):
+        for (what, a, span), (_, b, _) in zip(_fields(mine), _fields(theirs)):
+            if a != b:
+                return Difference(index, span, f"{what} of command {index + 1}", a, b)
+    return None
+
+
+def cross_check(script: Script, ctx) -> None:
+    """Re-read `script.source` with bashlex; deny (BP106) on any difference."""
+    mode = ctx.policy.crosscheck
+    if mode == "off":
+        ctx.notes.append("cross-check: off")
+        return
+    try:
+        from . import parse_bashlex
+    except ModuleNotFoundError as error:
+        if error.name != "bashlex":
+            raise
+        if mode == "required":
+            ctx.segment = None
+            ctx.deny("BP106", Span(0, len(script.source)),
+                     "the policy requires the bashlex cross-check, but bashlex is not installed",
+                     "install it (pip install 'bash-policy[crosscheck]') or set crosscheck = \"auto\"")
+        else:
+            ctx.notes.append("cross-check: bashlex not installed")
+        return
+    difference = compare(script, parse_bashlex.parse(script.source))
+    if difference is None:
+        ctx.notes.append("cross-check: bashlex agreed")
+        return
+    ctx.segment = difference.segment
+    ctx.deny("BP106", difference.span, difference.message, _HINT)
