@@ -196,8 +196,8 @@ def _check_redirect(redirect, ctx: Context) -> None:
         ctx.deny("BP500", redirect.span, f"unsupported redirection `{op}`", "drop the redirection")
         return
     if target.value is None:
-        if op == "<<<":
-            ctx.deny_word(target, "in a here-string")
+        if op == "<<<" or not target.pathname_only:
+            ctx.deny_word(target, "in a here-string" if op == "<<<" else "as a redirection target")
         else:
             ctx.deny("BP501", target.span,
                      f"the redirection target `{target.text}` is not a literal path",
