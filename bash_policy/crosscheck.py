@@ -83,7 +83,8 @@ def compare(tree_sitter: Script, bashlex: Script) -> Difference | None:
     whole = Span(0, len(tree_sitter.source))
     if bashlex.problems and not tree_sitter.problems:
         code, span, message, _ = bashlex.problems[0]
-        return Difference(None, span, "this command", "it without problems", f"nothing: {message}")
+        return Difference(None, span, "this command", "it as simple commands",
+                          f"an error ({message})")
     if len(tree_sitter.segments) != len(bashlex.segments):
         return Difference(None, whole, "the number of simple commands",
                           str(len(tree_sitter.segments)), str(len(bashlex.segments)))

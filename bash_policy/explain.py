@@ -9,10 +9,18 @@ from .render import text
 
 def explain(command: str, policy: Policy | None = None, cwd: str | None = None) -> tuple[str, bool]:
     verdict = check(command, policy, cwd=cwd)
-    out = ["tree-sitter read:"]
-    if not verdict.segments:
+    out = ["tree-sitter read:", *_reading(verdict.segments)]
+    if any(d.code == "BP106" for d in verdict.denials):
+        out = _side_by_side(out, _bashlex_reading(command))
+    out.append("verdict: " + text(verdict))
+    return "\n".join(out), verdict.allowed
+
+
+def _reading(segments) -> list[str]:
+    out = []
+    if not segments:
         out.append("  (no simple commands)")
-    for index, seg in enumerate(verdict.segments):
+    for index, seg in enumerate(segments):
         joiner = {"": "", "\n": "newline "}.get(seg.joiner, seg.joiner + " ")
         out.append(f"  segment {index}: {joiner}{'! ' if seg.negated else ''}"
                    f"[{seg.span.start}:{seg.span.end}]")
@@ -24,8 +32,26 @@ def explain(command: str, policy: Policy | None = None, cwd: str | None = None) 
         for r in seg.redirects:
             target = _value(r.target) if r.target else ("here-document" if r.body is not None else "")
             out.append(f"    redirect {'' if r.fd is None else r.fd}{r.op} {target}")
-    out.append("verdict: " + text(verdict))
-    return "\n".join(out), verdict.allowed
+    return out
+
+
+def _bashlex_reading(command: str) -> list[str]:
+    """What the cross-check's second parser read (only shown when the two differ)."""
+    try:
+        from .parse_bashlex import parse
+    except ModuleNotFoundError:
+        return ["bashlex read:", "  (bashlex is not installed)"]
+    script = parse(command)
+    problems = [f"  problem: {message}" for _, _, message, _ in script.problems]
+    return ["bashlex read:", *_reading(script.segments), *problems]
+
+
+def _side_by_side(left: list[str], right: list[str]) -> list[str]:
+    width = max(len(line) for line in left) + 2
+    rows = max(len(left), len(right))
+    left = left + [""] * (rows - len(left))
+    right = right + [""] * (rows - len(right))
+    return [f"{a:{width}}| {b}".rstrip() for a, b in zip(left, right)]
 
 
 def _value(word) -> str:

@@ -27,7 +27,11 @@ Quirks of bashlex 0.18 found while writing this, and how each is handled:
 * `>&2`, `2>&1`, `<&-`: bashlex gives the target as a number or `-` without a
   position; the target word is read from the source after the operator, and
   `-` is folded into the operator (`>&-`), as tree-sitter does.
-* Newline-separated commands: bashlex returns one tree per line; each tree
+* Newline-separated commands: `bashlex.parse` parses one line at a time and
+  restarts one character after each tree's end, which swallows the `#` of
+  `rg foo;#c` and reads `c` as a command.  Normalised: this module runs
+  bashlex's line parser itself (`bashlex.parser._parser`) and restarts
+  exactly at the tree's end (or its last here-document's end).  Each tree
   after the first starts with the joiner `\\n`, as in `parse_ts`.
 * `time`, `coproc`, `select`, arrays (`a=(…)`) and `;;` outside `case`:
   bashlex raises; the error becomes a problem, so such commands are allowed
@@ -45,7 +49,9 @@ from __future__ import annotations
 import re
 
 import bashlex
+import bashlex.ast
 import bashlex.heredoc
+import bashlex.parser
 
 from .model import Assignment, Redirect, Script, Segment, Span, Word
 from .words import WordSyntaxError, scan_word
@@ -251,15 +257,24 @@ def parse(source: str) -> Script:
     """Parse `source` with bashlex into the model (never raises)."""
     builder = _Builder(source)
     try:
-        trees = bashlex.parse(source)
-        for index, tree in enumerate(trees):
-            builder.tree(tree, "\n" if index else "")
+        at = 0
+        while at < len(source):
+            tree = bashlex.parser._parser(source[at:]).parse()
+            if not isinstance(tree, bashlex.ast.node):
+                break  # only blanks or comments remain; check_gaps verifies that
+            bashlex.ast.posshifter(at).visit(tree)
+            builder.tree(tree, "\n" if builder.segments else "")
+            end = max([tree.pos[1]] + [b for _, b in builder.covered])
+            if end <= at:
+                raise _Problem("BP100", Span(at, at + 1), "bashlex made no progress here")
+            at = end
         builder.check_gaps()
     except _Problem as problem:
         return Script(source, tuple(builder.segments), (problem.problem,))
     except Exception as error:  # bashlex raises many kinds: all mean "cannot read it"
-        position = getattr(error, "position", 0)
+        position = at + getattr(error, "position", 0)
         span = Span(min(position, len(source)), min(position + 1, len(source)))
+        reason = str(error).split(", parts = ")[0]
         return Script(source, tuple(builder.segments),
-                      (("BP100", span, f"bashlex cannot parse this: {error}", ""),))
+                      (("BP100", span, f"bashlex cannot parse this: {reason}", ""),))
     return Script(source, tuple(builder.segments))
