@@ -13,6 +13,15 @@ from typing import Callable
 
 # hook name -> "module:function", imported on first use.
 REGISTRY: dict[str, str] = {
+    "printf_no_assign": "system:printf_no_assign",
+    "date_format_only": "system:date_format_only",
+    "test_no_variable_tests": "system:test_no_variable_tests",
+    "sleep_bounded": "system:sleep_bounded",
+    "seq_bounded": "system:seq_bounded",
+    "interpreter_needs_flag": "system:interpreter_needs_flag",
+    "cargo_metadata_no_deps": "system:cargo_metadata_no_deps",
+    "env_command": "wrappers:env_command",
+    "command_builtin": "wrappers:command_builtin",
     "tail_obsolete_follow": "tail:tail_obsolete_follow",
     "tree_clusters": "tree:tree_clusters",
 }
