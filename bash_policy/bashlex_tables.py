@@ -1,0 +1,128 @@
+"""Import bashlex with its LALR tables cached, so the cross-check starts fast.
+
+bashlex builds its yacc tables from the grammar every time `bashlex.parser`
+is imported (about 80 ms here, more than all of Python's start-up), and its
+bundled yacc never reads them back.  This module wraps bashlex's `yacc.yacc`
+for the duration of that one import: the first run builds the tables as
+usual and stores them as JSON in the user's cache directory; later runs
+rebuild the same parser object from that file.  The cache is keyed by the
+bashlex version and the size and mtime of its grammar files, and anything
+unexpected (unreadable, stale, malformed) falls back to bashlex's own build,
+so the cache can only make the import faster, never change the parser.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from importlib import metadata
+from pathlib import Path
+from types import SimpleNamespace
+
+_FORMAT = 1
+
+
+def cache_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "bash-policy" / "bashlex-tables.json"
+
+
+def _key(yacc_module) -> list:
+    folder = Path(yacc_module.__file__).parent
+    stats = [(name, (folder / name).stat().st_size, (folder / name).stat().st_mtime_ns)
+             for name in ("yacc.py", "parser.py")]
+    return [_FORMAT, metadata.version("bashlex"), sys.version_info[:2], stats]
+
+
+class _Production(SimpleNamespace):
+    """The four attributes bashlex's LRParser reads from a production."""
+
+
+def _load(path: Path, key: list, pdict: dict, yacc_module):
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    if data.get("key") != json.loads(json.dumps(key)):
+        return None
+    productions = [
+        _Production(name=name, len=length, str=text, callable=pdict[func] if func else None)
+        for name, length, text, func in data["productions"]
+    ]
+    tables = SimpleNamespace(
+        lr_productions=productions,
+        lr_action={int(state): row for state, row in data["action"].items()},
+        lr_goto={int(state): row for state, row in data["goto"].items()},
+    )
+    parser = yacc_module.LRParser(tables, pdict.get("p_error"))
+    yacc_module.parse = parser.parse
+    return parser
+
+
+def _store(path: Path, key: list, parser) -> None:
+    data = {
+        "key": key,
+        "productions": [[p.name, p.len, p.str, getattr(p, "func", None)] for p in parser.productions],
+        "action": {str(state): dict(row) for state, row in parser.action.items()},
+        "goto": {str(state): dict(row) for state, row in parser.goto.items()},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(partial, path)
+
+
+def import_bashlex():
+    """Import and return `bashlex`, building `bashlex.parser` from the cache if possible.
+
+    bashlex's package `__init__` imports the parser at once, so the package
+    module is created without running it, `yacc` is wrapped, the parser is
+    imported, and only then does `__init__` run.
+    """
+    if "bashlex" in sys.modules:
+        return sys.modules["bashlex"]
+    spec = importlib.util.find_spec("bashlex")
+    if spec is None:
+        raise ImportError("No module named 'bashlex'")
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["bashlex"] = package
+    try:
+        yacc_module = importlib.import_module("bashlex.yacc")
+        original = yacc_module.yacc
+        yacc_module.yacc = _caching(original, yacc_module)
+        try:
+            importlib.import_module("bashlex.parser")
+        finally:
+            yacc_module.yacc = original
+        spec.loader.exec_module(package)
+    except BaseException:
+        for name in [n for n in sys.modules if n == "bashlex" or n.startswith("bashlex.")]:
+            del sys.modules[name]
+        raise
+    return package
+
+
+def _caching(original, yacc_module):
+    path = cache_path()
+
+    def cached_yacc(*args, **kwargs):
+        pdict = sys._getframe(1).f_globals  # the namespace of bashlex.parser
+        try:
+            key = _key(yacc_module)
+            parser = _load(path, key, pdict, yacc_module) if path.is_file() else None
+        except (OSError, ValueError, KeyError, TypeError, metadata.PackageNotFoundError):
+            key, parser = None, None
+        if parser is not None:
+            return parser
+        # bashlex's yacc finds the grammar in its caller's frame: name the module instead.
+        kwargs.setdefault("module", sys.modules[pdict["__name__"]])
+        parser = original(*args, **kwargs)
+        if key is not None:
+            try:
+                _store(path, key, parser)
+            except OSError:
+                pass  # a read-only home: every start builds the tables, as bashlex does
+        return parser
+
+    return cached_yacc

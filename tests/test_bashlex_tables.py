@@ -1,0 +1,59 @@
+"""bashlex imported through the table cache parses exactly as plain bashlex."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("bashlex")
+
+COMMANDS = [
+    "rg -n 'a b' src | head -3",
+    "a && b || c; d",
+    "x=1 y=$(z) cmd > out 2>&1 < in",
+    "for i in a b; do echo $i; done",
+    "f() { a; }; (b) | { c; }",
+    "echo \"$(a `b`)\" ${x:-y} $((1+2))",
+    "case x in a) b;; esac",
+    "if a; then b; elif c; then d; else e; fi",
+]
+
+SCRIPT = """
+import json, sys
+{setup}
+out = []
+for command in json.loads(sys.argv[1]):
+    try:
+        out.append([p.dump() for p in bashlex.parse(command)])
+    except Exception as error:
+        out.append(type(error).__name__)
+print(json.dumps(out))
+"""
+CACHED = "from bash_policy.bashlex_tables import import_bashlex\nbashlex = import_bashlex()"
+PLAIN = "import bashlex"
+
+
+def run(setup, cache_home):
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache_home))
+    result = subprocess.run([sys.executable, "-c", SCRIPT.format(setup=setup), json.dumps(COMMANDS)],
+                            capture_output=True, text=True, env=env, check=True)
+    return json.loads(result.stdout)
+
+
+def test_cached_tables_parse_like_bashlex(tmp_path):
+    plain = run(PLAIN, tmp_path)
+    building = run(CACHED, tmp_path)
+    assert (tmp_path / "bash-policy" / "bashlex-tables.json").is_file()
+    loaded = run(CACHED, tmp_path)
+    assert plain == building == loaded
+
+
+def test_stale_or_broken_cache_falls_back(tmp_path):
+    cache = tmp_path / "bash-policy" / "bashlex-tables.json"
+    cache.parent.mkdir(parents=True)
+    cache.write_text("{not json")
+    assert run(CACHED, tmp_path) == run(PLAIN, tmp_path)
+    cache.write_text(json.dumps({"key": ["old"], "productions": [], "action": {}, "goto": {}}))
+    assert run(CACHED, tmp_path) == run(PLAIN, tmp_path)
