@@ -8,8 +8,9 @@
 """
 
 from .engine import check
+from .hardening import hardened_env
 from .policy import ConfigError, Policy
 from .verdict import Denial, Verdict
 
-__all__ = ["check", "Policy", "ConfigError", "Verdict", "Denial"]
+__all__ = ["check", "hardened_env", "Policy", "ConfigError", "Verdict", "Denial"]
 __version__ = "0.1.0"
