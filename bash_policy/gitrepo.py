@@ -69,6 +69,7 @@ class Finding:
     what: str
     path: str
     value: str | None = None
+    kind: str = "key"  # key | hook
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +216,7 @@ def _hook_findings(repo: Repository, entries) -> list[Finding]:
         except OSError:
             continue
         if stat.S_ISREG(mode) and mode & 0o111:
-            findings.append(Finding(f"the {name} hook", path))
+            findings.append(Finding(f"the {name} hook", path, kind="hook"))
     return findings
 
 
@@ -232,12 +233,3 @@ def findings(repo: Repository, depth: int = 0) -> list[Finding]:
             if sub.git_dir != repo.git_dir:
                 result += findings(sub, depth + 1)
     return result
-
-
-def driver_names(repo: Repository) -> dict[str, set[str]]:
-    """Subsection names of diff/filter/merge drivers in the repository's local config."""
-    names: dict[str, set[str]] = {"diff": set(), "filter": set(), "merge": set()}
-    for _, entry in repository_entries(repo):
-        if entry.section in names and entry.subsection is not None:
-            names[entry.section].add(entry.subsection)
-    return names

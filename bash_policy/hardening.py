@@ -23,7 +23,6 @@ GIT_OVERRIDES: tuple[tuple[str, str], ...] = (
     ("core.askPass", ""),
     ("core.alternateRefsCommand", ""),
     ("credential.helper", ""),             # an empty value resets the list of helpers
-    ("diff.external", ""),                 # git diff fails ("cannot run") rather than run one
     ("gpg.program", "gpg"),
     ("gpg.openpgp.program", "gpg"),
     ("gpg.x509.program", "gpgsm"),
@@ -56,41 +55,56 @@ ENV_UNSET: frozenset[str] = frozenset({
 ENV_UNSET_PREFIXES = ("BASH_FUNC_",)  # exported shell functions shadow program names
 
 
-def driver_overrides(cwd: str) -> list[tuple[str, str]]:
-    """Overrides for the diff/filter/merge drivers named in the repository at `cwd`.
+# Values that start no program, for keys found in a repository's config
+# (`*` = any subsection); every other program key is overridden with "", which
+# makes git fail ("cannot run") instead of running a program.
+NEUTRAL_VALUES = {"core.fsmonitor": "false", "core.pager": "cat", "pager.*": "false",
+                  "core.sshcommand": "ssh", "diff.*.textconv": "cat",
+                  "protocol.allow": "never", "protocol.ext.allow": "never"}
 
-    Driver names are the repository's own, so no fixed list covers them.
+
+def repository_overrides(cwd: str) -> list[tuple[str, str]]:
+    """Overrides for each program-running key in the repository at `cwd` and its submodules.
+
+    Driver names (`diff.NAME.textconv`, `filter.NAME.clean`) and an external
+    diff are the repository's own choice, so no fixed list covers them, and
+    overriding diff.external everywhere would break every `git diff`.
     """
+    from fnmatch import fnmatchcase
+
     from .gitconfig import ConfigSyntaxError
-    from .gitrepo import discover, driver_names
+    from .gitrepo import discover, findings
 
     repo = discover(cwd)
     if repo is None:
         return []
     try:
-        names = driver_names(repo)
+        found = findings(repo)
     except ConfigSyntaxError:
-        return []  # git refuses to run with this config
+        return []  # the checker denies; git itself rejects most such files
     pairs = []
-    for name in sorted(names["diff"]):
-        pairs += [(f"diff.{name}.textconv", "cat"), (f"diff.{name}.command", "")]
-    for name in sorted(names["filter"]):
-        pairs += [(f"filter.{name}.{k}", "") for k in ("clean", "smudge", "process")]
-    for name in sorted(names["merge"]):
-        pairs.append((f"merge.{name}.driver", ""))
+    for finding in found:
+        if finding.kind != "key":
+            continue
+        section, _, rest = finding.what.partition(".")
+        sub, _, key = rest.rpartition(".")
+        shape = f"{section}.*.{key}" if sub else finding.what
+        pairs.append((finding.what, next((v for p, v in NEUTRAL_VALUES.items()
+                                          if fnmatchcase(shape.lower(), p)), "")))
     return pairs
 
 
 def hardened_env(base: Mapping[str, str] | None = None, *, cwd: str | None = None) -> dict[str, str]:
     """A complete environment: `base` (default os.environ) with the overrides applied.
 
-    With `cwd`, the drivers that the repository there defines are neutralised too.
+    With `cwd`, the program-running keys of the repository there are overridden too;
+    without it, textconv, filter and external-diff drivers are not (docs/threat-model.md).
     GIT_CONFIG_COUNT pairs already in `base` are kept; ours follow them and win.
     """
     env = {k: v for k, v in (os.environ if base is None else base).items()
            if k not in ENV_UNSET and not k.startswith(ENV_UNSET_PREFIXES)}
     env.update(ENV_SET)
-    pairs = list(GIT_OVERRIDES) + (driver_overrides(cwd) if cwd else [])
+    pairs = list(GIT_OVERRIDES) + (repository_overrides(cwd) if cwd else [])
     try:
         count = int(env.get("GIT_CONFIG_COUNT") or 0)
     except ValueError:
