@@ -24,6 +24,16 @@ REGISTRY: dict[str, str] = {
     "command_builtin": "wrappers:command_builtin",
     "tail_obsolete_follow": "tail:tail_obsolete_follow",
     "tree_clusters": "tree:tree_clusters",
+    "git_global": "git:git_global",
+    "git_log": "git:git_log",
+    "git_branch": "git:git_branch",
+    "git_tag": "git:git_tag",
+    "git_config": "git:git_config",
+    "git_stash": "git:git_stash",
+    "git_reflog": "git:git_reflog",
+    "git_remote_show": "git:git_remote_show",
+    "gh_api": "gh:gh_api",
+    "gh_jq": "gh:gh_jq",
 }
 
 
