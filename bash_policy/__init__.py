@@ -12,5 +12,18 @@ from .hardening import hardened_env
 from .policy import ConfigError, Policy
 from .verdict import Denial, Verdict
 
-__all__ = ["check", "hardened_env", "Policy", "ConfigError", "Verdict", "Denial"]
+__all__ = ["check", "hardened_env", "run", "PlanGate", "Policy", "ConfigError", "Verdict", "Denial"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """`run` and `PlanGate` load on first use, so `import bash_policy` stays cheap."""
+    if name == "run":
+        from .runner import run
+
+        return run
+    if name == "PlanGate":
+        from .gate import PlanGate
+
+        return PlanGate
+    raise AttributeError(f"module 'bash_policy' has no attribute {name!r}")
