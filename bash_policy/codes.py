@@ -146,6 +146,20 @@ CODES: dict[str, Code] = {c.code: c for c in (
          "A per-command variable assignment outside the harmless list.",
          "Variables change what an allowed program does: PAGER, GIT_*, LD_PRELOAD, PATH, RIPGREP_CONFIG_PATH.",
          "PAGER=sh git log", "Drop the assignment; harmless ones (LC_ALL, TZ, NO_COLOR, …) are allowed."),
+    Code("BP601", "repository-config",
+         "A git command whose repository config (or an included file, a submodule's config, a "
+         "post-index-change hook) names a program git runs: core.fsmonitor, core.pager, pager.<cmd>, "
+         "diff.external, diff/filter/merge drivers, gpg.program, credential helpers and the like; "
+         "also git after a `cd` whose target the checker cannot resolve.",
+         "A repository's own config can make plain `git status` or `git diff` run a program; a "
+         "directory can hold a crafted repository.",
+         "git status  (in a repository whose .git/config sets core.fsmonitor)",
+         "Inspect the named config file and remove the key, or run git outside plan mode with the "
+         "hardened environment (bash_policy.hardened_env)."),
+    Code("BP602", "out-of-scope",
+         "With `scope_roots` set: a path operand, flag value or `<` redirection outside those roots.",
+         "Read-only tools can still read secrets (`~/.ssh`, `/proc/self/environ`) outside the project.",
+         "cat /etc/passwd", "Read files inside the project, or add the directory to scope_roots."),
 )}
 
 

@@ -74,6 +74,7 @@ class Context:
         self.denials: list[Denial] = []
         self.notes: list[str] = []
         self.segment: int | None = None
+        self.segments: tuple[Segment, ...] = ()  # the whole script, for hooks that follow `cd`
 
     def deny(self, code: str, span: Span, message: str, hint: str, effect: str | None = None):
         self.denials.append(Denial(code, message, hint, span, self.segment, effect))
@@ -102,6 +103,7 @@ def check(command: str, policy: Policy | None = None, *, cwd: str | None = None)
     if _screen(command, ctx):
         return Verdict(command, False, tuple(ctx.denials), ())
     script = parse(command)
+    ctx.segments = script.segments
     for code, span, message, hint in script.problems:
         ctx.deny(code, span, message, hint or "rewrite it as simple commands")
     if len(script.segments) > policy.max_segments:
