@@ -141,7 +141,9 @@ def git_stash(inv, ctx) -> None:
                  "use `git stash list` or `git stash show -p stash@{0}`", "state")
         return
     if pos[0].value not in _STASH_READS:
-        ctx.deny("BP405", pos[0].span, f"`git stash {pos[0].text}` changes stashes or the working tree",
+        ctx.deny("BP405", pos[0].span,
+                 f"`git stash` with `{pos[0].text}` instead of `list` or `show` saves, applies or "
+                 "drops stashes",
                  "use `git stash list` or `git stash show -p stash@{0}`", "state")
 
 
