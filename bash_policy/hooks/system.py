@@ -101,7 +101,7 @@ def seq_bounded(inv, ctx) -> None:
 
 def interpreter_needs_flag(inv, ctx) -> None:
     """A bare interpreter (`python3`, `node`) runs the code it reads from standard input."""
-    if not inv.flags and not inv.positionals:
+    if len(inv.words) == 1:
         name = inv.spec.display
         ctx.deny("BP406", inv.words[0].span,
                  f"`{name}` without arguments runs the code it reads from standard input",
