@@ -344,6 +344,10 @@ def _check_positionals(inv: Invocation, ctx: Context, trailing_unknown: bool) ->
                 return
             start = inv.words.index(inner[0])
             check_argv(inv.words[start:], ctx, trailing_unknown or spec.positionals.appends)
+        elif trailing_unknown:  # `xargs nice`: the appended operands would be the command
+            ctx.deny("BP404", inv.words[0].span,
+                     f"`{spec.display}` would run a command named by standard input",
+                     f"name the command after {spec.display}, with its operands after `--`")
         return
     if trailing_unknown and not (role == "read" and inv.after_double_dash
                                  and spec.positionals.max is None):
