@@ -156,7 +156,10 @@ def config_entries(path: str, depth: int = 0, seen: frozenset[str] = frozenset()
     text = _read(path)
     if text is None or depth > _MAX_INCLUDE_DEPTH or path in seen:
         return []
-    entries = [(path, e) for e in parse(text)]
+    try:
+        entries = [(path, e) for e in parse(text)]
+    except ConfigSyntaxError as error:
+        raise ConfigSyntaxError(f"{path}: {error}") from None
     result: list[tuple[str, Entry]] = []
     for source, entry in entries:
         result.append((source, entry))

@@ -13,6 +13,8 @@ from typing import Callable
 
 # hook name -> "module:function", imported on first use.
 REGISTRY: dict[str, str] = {
+    "cd_target": "cd:cd_target",
+    "git_repo_config": "repository:git_repo_config",
     "printf_no_assign": "system:printf_no_assign",
     "date_format_only": "system:date_format_only",
     "test_no_variable_tests": "system:test_no_variable_tests",

@@ -8,6 +8,8 @@ placeholders `%G?`, `%GS`... run gpg.  Checked against git-man 2.39.5.
 
 from __future__ import annotations
 
+from . import repository
+
 _BUILTIN_PRETTY = frozenset({"oneline", "short", "medium", "full", "fuller", "reference",
                              "email", "raw", "mboxrd"})
 # Flags that put `git branch` / `git tag` in list mode, where operands are patterns.
@@ -34,6 +36,7 @@ def git_global(inv, ctx) -> None:
             ctx.deny("BP400", word.span,
                      "`git --exec-path=PATH` runs git's subcommands from the programs in PATH",
                      "drop the value: `git --exec-path` prints the directory", "exec")
+    repository.git_repo_config(inv, ctx)  # the repository's own config (hooks/repository.py)
 
 
 def git_log(inv, ctx) -> None:
