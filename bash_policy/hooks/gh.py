@@ -48,7 +48,10 @@ def gh_api(inv, ctx) -> None:
     methods = _entries(inv, "-X")
     method = methods[-1][1].upper() if methods else None
     endpoint = inv.positionals[0].value if inv.positionals else None
-    if endpoint and endpoint.split("?")[0].rstrip("/").endswith("graphql"):
+    if endpoint and _is_graphql(endpoint):
+        if method not in (None, "GET", "POST"):
+            ctx.deny("BP403", methods[-1][2].span, f"`gh api -X {methods[-1][1]}` is not a GraphQL request method",
+                     "drop -X; GraphQL queries are sent with POST", "network")
         _check_graphql(fields, ctx)
         return
     if method is not None and method != "GET":
@@ -59,6 +62,14 @@ def gh_api(inv, ctx) -> None:
         ctx.deny("BP403", fields[0][2].span,
                  "fields (-f/-F) make `gh api` send a POST request, which can create or change things",
                  "add `-X GET` to send the fields as query parameters", "network")
+
+
+def _is_graphql(endpoint: str) -> bool:
+    """`graphql`, or a URL of the GraphQL endpoint (github.com or an Enterprise server)."""
+    path = endpoint.split("?")[0]
+    if "://" in path:
+        path = "/" + path.split("://", 1)[1].partition("/")[2]
+    return path.strip("/") in ("graphql", "api/graphql")
 
 
 def _check_graphql(fields, ctx) -> None:
