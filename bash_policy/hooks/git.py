@@ -42,8 +42,8 @@ def git_global(inv, ctx) -> None:
 def git_log(inv, ctx) -> None:
     """Check --pretty/--format values: signature placeholders run gpg."""
     for flag, value, word in _named(inv, {"--pretty", "--format"}):
-        if value is None:
-            continue
+        if not value:
+            continue  # bare --pretty is `medium`; an empty format prints no header
         if inv.spec.name in ("for-each-ref", "branch", "tag"):
             _check_ref_format(value, word, ctx)
         else:
