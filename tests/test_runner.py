@@ -39,16 +39,29 @@ def test_the_hostile_repository_really_runs_its_script_without_hardening(tmp_pat
 def test_run_in_a_hostile_repository_runs_nothing_of_its_config(tmp_path, command):
     repo, marker = evil_repo(tmp_path)
     result = bash_policy.run(command, cwd=str(repo))
-    assert result.verdict.allowed and result.ran
+    if not result.ran:  # the checker read the config and refused
+        assert {d.code for d in result.verdict.denials} == {"BP601"}
     assert not marker.exists()
 
 
-def test_cli_git_status_in_a_hostile_repository(tmp_path):
+@pytest.mark.parametrize("command", ["git status", "git diff"])
+def test_config_the_check_never_saw_still_runs_nothing(tmp_path, command, allow_anything):
+    """The config changed after the check (or the check had no cwd): the
+    hardened environment alone keeps git from running it."""
+    repo, marker = evil_repo(tmp_path)
+    result = runner.run(command, cwd=str(repo))
+    assert result.ran
+    if command == "git status":
+        assert b"a.txt" in result.stdout
+    assert not marker.exists()
+
+
+def test_cli_git_status_in_a_hostile_repository_runs_nothing(tmp_path):
     repo, marker = evil_repo(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "bash_policy", "run", "--", "git status"], cwd=repo,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, proc.stderr
-    assert "a.txt" in proc.stdout
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "a.txt" in proc.stdout if proc.returncode == 0 else "not run" in proc.stderr
     assert not marker.exists()
 
 
