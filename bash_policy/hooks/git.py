@@ -134,6 +134,7 @@ def git_config(inv, ctx) -> None:
 
 def git_stash(inv, ctx) -> None:
     """Only `git stash list` and `git stash show`, with the subcommand first."""
+    git_log(inv, ctx)
     pos = inv.positionals
     first_flag = min((word.span.start for _, _, word in inv.flags), default=None)
     if not pos or (first_flag is not None and first_flag < pos[0].span.start):
@@ -152,6 +153,7 @@ def git_stash(inv, ctx) -> None:
 
 def git_reflog(inv, ctx) -> None:
     """`git reflog [show]` reads; expire, delete and drop rewrite reflogs."""
+    git_log(inv, ctx)
     if inv.positionals and inv.positionals[0].value in _REFLOG_WRITES:
         word = inv.positionals[0]
         ctx.deny("BP405", word.span, f"`git reflog {word.value}` deletes reflog entries",
