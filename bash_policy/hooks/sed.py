@@ -67,6 +67,13 @@ def value_word(inv, flag, flag_word: Word, value: str) -> Word:
     return inv.words[index + 1] if index + 1 < len(inv.words) else flag_word
 
 
+def already_denied(inv, ctx) -> bool:
+    """True when the engine already denied a word of this invocation: the
+    operands may then be misaligned, and reading them would only add noise."""
+    start, end = inv.words[0].span.start, inv.words[-1].span.end
+    return any(d.span is not None and start <= d.span.start < end for d in ctx.denials)
+
+
 class SedReader:
     def __init__(self, text: str, write_targets: frozenset[str]):
         self.s = text
@@ -328,6 +335,8 @@ class SedReader:
 
 def check(inv, ctx) -> None:
     """Hook `sed`: read the script from -e/--expression, else the first operand."""
+    if already_denied(inv, ctx):
+        return
     pieces: list[tuple[Word, str]] = []
     for flag, value, word in inv.flags:
         if "-e" in flag.names:

@@ -1,0 +1,294 @@
+"""awk: tokenize the program and deny what runs programs, writes or leaks.
+
+One tokenizer serves gawk, mawk and the one-true-awk: strings, regex
+literals (told apart from division by the token before them, as awk's own
+lexers do), comments and line continuations.  On the tokens it denies
+`system`, every `|` and `|&` (pipes to and from commands), output
+redirection after `print`/`printf` (a `>` at the statement's own paren
+depth; `$1 > 5` in a pattern stays a comparison), `getline < FILE` unless
+FILE is a plain string literal, `ENVIRON`/`SYMTAB` (the environment), and
+every `@` (gawk's @load, @include and indirect calls, which reach system).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .sed import STREAM_FILES, Finding, Unreadable, already_denied, judge_pieces, value_word
+
+_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_OPERATORS = ("**=", "|&", "&&", "||", ">>", "++", "--", "+=", "-=", "*=", "/=", "%=", "^=",
+              "==", "<=", ">=", "!=", "!~", "**",
+              "+", "-", "*", "/", "%", "^", "!", ">", "<", "|", "?", ":", "~", "=", ",", ";",
+              "(", ")", "[", "]", "{", "}", "$")
+# After these a `/` divides; elsewhere it starts a regex literal.
+_OPERAND_END = {")", "]", "++", "--"}
+_KEYWORDS = {"BEGIN", "END", "BEGINFILE", "ENDFILE", "function", "func", "if", "else", "while",
+             "for", "do", "break", "continue", "next", "nextfile", "exit", "return", "delete",
+             "in", "print", "printf", "getline", "switch", "case", "default"}
+_STATEMENT_HEADS = {"if", "while", "for"}
+_ENDS_STATEMENT = {";", "\n", "}", ""}
+_LEAKS = {"ENVIRON": "reads the environment, which can hold secrets",
+          "SYMTAB": "reaches every variable, ENVIRON included"}
+
+
+class Token:
+    __slots__ = ("kind", "text", "start", "end")
+
+    def __init__(self, kind: str, text: str, start: int, end: int):
+        self.kind, self.text, self.start, self.end = kind, text, start, end
+
+
+def tokenize(src: str) -> list[Token]:
+    """Split an awk program into tokens: name, number, string, regex, newline, op."""
+    tokens: list[Token] = []
+    heads: list[bool] = []  # for each open paren: does it follow if/while/for?
+    i, n = 0, len(src)
+    while i < n:
+        ch = src[i]
+        if ch in " \t\r":
+            i += 1
+        elif ch == "\\" and src.startswith("\n", i + 1):
+            i += 2
+        elif ch == "#":
+            while i < n and src[i] != "\n":
+                i += 1
+        elif ch == "\n":
+            tokens.append(Token("newline", "\n", i, i + 1))
+            i += 1
+        elif ch == '"':
+            end = _skip_quoted(src, i, '"')
+            tokens.append(Token("string", src[i:end], i, end))
+            i = end
+        elif ch == "/" and not _divides(tokens, heads):
+            end = _skip_regex(src, i)
+            tokens.append(Token("regex", src[i:end], i, end))
+            i = end
+        elif ch.isdigit() or ch == "." and src[i + 1:i + 2].isdigit():
+            match = _NUMBER.match(src, i)
+            tokens.append(Token("number", match.group(), i, match.end()))
+            i = match.end()
+        elif _NAME.match(src, i):
+            match = _NAME.match(src, i)
+            tokens.append(Token("name", match.group(), i, match.end()))
+            i = match.end()
+        elif ch == "@":
+            raise Unreadable(i, "`@` (gawk's @load, @include, @namespace and indirect calls such as "
+                                "@f() that can reach system()) is not allowed")
+        else:
+            op = next((o for o in _OPERATORS if src.startswith(o, i)), None)
+            if op is None:
+                raise Unreadable(i, f"unexpected character `{ch}`")
+            if op == ":" and src.startswith("::", i):
+                raise Unreadable(i, "gawk namespaces (`::`) are not allowed")
+            if op == "(":
+                heads.append(bool(tokens) and tokens[-1].text in _STATEMENT_HEADS)
+            kind = "op"
+            if op == ")" and heads and heads.pop():
+                kind = "head-end"  # `if (...)`: a statement, maybe a regex, follows
+            tokens.append(Token(kind, op, i, i + len(op)))
+            i += len(op)
+    return tokens
+
+
+def _divides(tokens: list[Token], heads: list[bool]) -> bool:
+    if not tokens:
+        return False
+    last = tokens[-1]
+    if last.kind in ("number", "string", "regex"):
+        return True
+    if last.kind == "name":
+        return last.text not in _KEYWORDS or last.text == "getline"
+    return last.kind == "op" and last.text in _OPERAND_END
+
+
+def _skip_quoted(src: str, i: int, quote: str) -> int:
+    j = i + 1
+    while j < len(src):
+        ch = src[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if ch == "\n":
+            break
+        if ch == quote:
+            return j + 1
+        j += 1
+    raise Unreadable(i, "unterminated string")
+
+
+def _skip_regex(src: str, i: int) -> int:
+    """A regex literal; a `/` inside `[...]` ends it in some awks but not in
+    gawk, so it is denied as ambiguous."""
+    j = i + 1
+    bracket = False
+    while j < len(src):
+        ch = src[j]
+        if ch == "\n":
+            break
+        if ch == "\\":
+            j += 2
+            continue
+        if bracket:
+            if ch == "/":
+                raise Unreadable(j, "a `/` inside `[…]` of a regex is read differently by gawk and "
+                                    "other awks; write it as `\\/`")
+            if ch == "]":
+                bracket = False
+        elif ch == "[":
+            bracket = True
+            if src[j + 1:j + 2] == "^":
+                j += 1
+            if src[j + 1:j + 2] == "]":
+                j += 1
+        elif ch == "/":
+            return j + 1
+        j += 1
+    raise Unreadable(i, "unterminated regular expression")
+
+
+class AwkChecker:
+    def __init__(self, tokens: list[Token], write_targets: frozenset[str], network_paths: tuple[str, ...]):
+        self.t = tokens
+        self.write_targets = write_targets | STREAM_FILES
+        self.network_paths = network_paths + ("/inet",)
+        self.findings: list[Finding] = []
+        self.print_word = "print"
+
+    def add(self, token: Token, effect: str, what: str, fix: str, end: Token | None = None) -> None:
+        self.findings.append(Finding(token.start, (end or token).end, effect, what, fix))
+
+    def text(self, k: int) -> str:
+        return self.t[k].text if k < len(self.t) else ""
+
+    def run(self) -> list[Finding]:
+        depth = 0
+        print_depth: int | None = None
+        for k, tok in enumerate(self.t):
+            text = tok.text
+            if tok.kind == "name":
+                if text == "system":
+                    self.add(tok, "exec", "`system()` runs a shell command",
+                             "drop system(); running programs needs leaving plan mode")
+                elif text in _LEAKS:
+                    self.add(tok, "leak", f"`{text}` {_LEAKS[text]}",
+                             "drop it; pass the values you need with -v NAME=VALUE")
+                elif text in ("print", "printf"):
+                    print_depth, self.print_word = depth, text
+                elif text == "getline":
+                    self.getline(k)
+            elif tok.kind == "string":
+                self.check_string(tok)
+            elif text in ("|", "|&"):
+                self.add(tok, "exec", f"`{text}` pipes into or out of a shell command",
+                         "drop the pipe; run the other command separately")
+            elif text in ("(", "["):
+                depth += 1
+            elif text in (")", "]"):
+                depth -= 1
+            elif text in (">", ">>") and print_depth == depth:
+                self.redirection(k)
+            if text in _ENDS_STATEMENT and tok.kind != "string" and depth <= (print_depth or 0):
+                print_depth = None
+        return self.findings
+
+    def check_string(self, tok: Token) -> None:
+        body = tok.text[1:-1]
+        if any(body.startswith(p) for p in self.network_paths):
+            self.add(tok, "network", f"{tok.text} names a network connection (gawk's /inet special files)",
+                     "drop it; network access needs leaving plan mode")
+
+    def redirection(self, k: int) -> None:
+        tok, target = self.t[k], self.t[k + 1] if k + 1 < len(self.t) else None
+        if (target is not None and target.kind == "string" and target.text[1:-1] in self.write_targets
+                and self.text(k + 2) in _ENDS_STATEMENT | {")"}):
+            return
+        shown = target.text if target is not None else ""
+        self.add(tok, "write", f"`{self.print_word} … {tok.text} {shown}` writes to a file (after {self.print_word}, "
+                 f"`{tok.text}` redirects)",
+                 "drop the redirection and read the output directly; to compare, put the "
+                 "comparison in parentheses: print ($1 > 5)", target)
+
+    def getline(self, k: int) -> None:
+        """`getline [lvalue] < FILE` reads FILE: allowed only for a literal name,
+        because an expression could name anything, gawk's /inet sockets included."""
+        j = self.lvalue_end(k + 1)
+        if self.text(j) != "<":
+            return
+        target = self.t[j + 1] if j + 1 < len(self.t) else None
+        if (target is not None and target.kind == "string"
+                and self.text(j + 2) in _ENDS_STATEMENT | {")"}):
+            return
+        self.add(self.t[k], "network", "`getline < FILE` with a file name that is not a plain string "
+                 "reads a file chosen at run time (gawk's /inet files open sockets)",
+                 'write the file name as a string literal: (getline line < "file")', target)
+
+    def lvalue_end(self, j: int) -> int:
+        if self.text(j) == "$":
+            while self.text(j) in ("$", "!", "-", "+", "++", "--"):
+                j += 1
+            j = self.primary_end(j)
+            while self.text(j) in ("++", "--"):
+                j += 1
+            return j
+        if j < len(self.t) and self.t[j].kind == "name" and self.t[j].text not in _KEYWORDS:
+            j += 1
+            if self.text(j) == "[":
+                j = self.group_end(j)
+        return j
+
+    def primary_end(self, j: int) -> int:
+        if j >= len(self.t):
+            return j
+        if self.t[j].text == "(":
+            return self.group_end(j)
+        j += 1
+        if self.text(j) in ("(", "["):
+            return self.group_end(j)
+        return j
+
+    def group_end(self, j: int) -> int:
+        depth = 0
+        while j < len(self.t):
+            if self.t[j].text in ("(", "["):
+                depth += 1
+            elif self.t[j].text in (")", "]"):
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+            j += 1
+        return j
+
+
+def read_program(text: str, write_targets: frozenset[str], network_paths: tuple[str, ...]) -> list[Finding]:
+    return AwkChecker(tokenize(text), write_targets, network_paths).run()
+
+
+def check(inv, ctx) -> None:
+    """Hook `awk`: the program is every -e/--source text, else the first operand."""
+    if already_denied(inv, ctx):
+        return
+    sources = [(value_word(inv, flag, word, value), value) for flag, value, word in inv.flags
+               if "--source" in flag.names]
+    if not sources:
+        if not inv.positionals:
+            ctx.deny("BP407", inv.words[0].span, "`awk` needs a program",
+                     "give the program: awk '{ print $1 }' FILE")
+            return
+        first = inv.positionals[0]
+        if first.value is None:
+            ctx.deny("BP407", first.span, f"the awk program `{first.text}` is not literal",
+                     "write the program literally, in single quotes")
+            return
+        sources = [(first, first.value)]
+
+    def read(text: str) -> list[Finding]:
+        return read_program(text, ctx.policy.write_targets, ctx.policy.network_paths)
+
+    before = len(ctx.denials)
+    if len(sources) > 1:  # gawk keeps each -e apart; others may join them: check both ways
+        for source in sources:
+            judge_pieces("awk", [source], ctx, read)
+    if len(ctx.denials) == before:
+        judge_pieces("awk", sources, ctx, read)

@@ -1,0 +1,201 @@
+"""jq and yq: tokenize the filter and deny what leaks the environment or loads code.
+
+jq cannot run programs or write files.  Its filter can read the environment
+(`$ENV`, `env`), which puts secrets such as API tokens into the transcript,
+and `import`/`include` load module code from files the checker cannot see.
+Reading data files (--rawfile, --slurpfile, input_filename) is what every
+read-only tool does and is allowed.  The tokenizer knows strings with `\\(…)`
+interpolation (read recursively), comments, `.field`, `$var` and object keys,
+so `.env` and `{env: 1}` stay allowed.
+
+yq is two programs: the Python jq wrapper Debian installs (the filter is jq)
+and mikefarah's Go yq (an expression language of its own, whose first operand
+may be the `eval`/`eval-all` command).  The yq check applies the jq check plus
+the Go yq operators that read the environment or evaluate strings.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .sed import Finding, Unreadable, already_denied, judge_pieces, value_word
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*(?:::[A-Za-z_][A-Za-z_0-9]*)*")
+_LEAK = "reads the environment, which can hold secrets such as API tokens"
+_JQ_DENIED = {
+    "env": ("leak", _LEAK, "drop it; pass the values you need with --arg NAME VALUE"),
+    "$ENV": ("leak", _LEAK, "drop it; pass the values you need with --arg NAME VALUE"),
+    "import": ("exec", "loads jq code from a module file the checker cannot see",
+               "write the code in the filter; read JSON data with --slurpfile NAME FILE"),
+    "include": ("exec", "loads jq code from a module file the checker cannot see",
+                "write the code in the filter; read JSON data with --slurpfile NAME FILE"),
+}
+# mikefarah yq operators (https://mikefarah.gitbook.io/yq/operators).
+_YQ_DENIED = {
+    "strenv": ("leak", _LEAK, "drop it; write the value literally"),
+    "envsubst": ("leak", "substitutes environment variables, which can hold secrets",
+                 "drop it; write the value literally"),
+    "eval": ("exec", "evaluates a string as an expression the checker cannot see",
+             "write the expression itself"),
+    "system": ("exec", "runs a command", "drop it; running programs needs leaving plan mode"),
+}
+# jq's flags that take two words: a variable name, then its value or file.
+_TWO_VALUED = {"--arg", "--argjson", "--slurpfile", "--rawfile", "--argfile"}
+_YQ_COMMANDS = {"eval", "e", "eval-all", "ea"}
+
+
+class Token:
+    __slots__ = ("kind", "text", "start", "end")
+
+    def __init__(self, kind: str, text: str, start: int, end: int):
+        self.kind, self.text, self.start, self.end = kind, text, start, end
+
+
+def tokenize(src: str, comments: bool = True) -> list[Token]:
+    """Tokens of a jq filter: ident, var, field, format, string, number, op.
+    The parts of an interpolated string are tokenized in place."""
+    tokens: list[Token] = []
+    _scan(src, 0, tokens, comments, closing=None)
+    return tokens
+
+
+def _scan(src: str, i: int, tokens: list[Token], comments: bool, closing: str | None) -> int:
+    depth = 0
+    n = len(src)
+    while i < n:
+        ch = src[i]
+        if ch in " \t\r\n":
+            i += 1
+        elif ch == "#":
+            if not comments:
+                raise Unreadable(i, "comments are read differently by the two yq programs; drop the comment")
+            while i < n and src[i] != "\n":
+                i += 1
+        elif ch == '"':
+            i = _string(src, i, tokens, comments)
+        elif ch == "." and _IDENT.match(src, i + 1):
+            match = _IDENT.match(src, i + 1)
+            tokens.append(Token("field", src[i:match.end()], i, match.end()))
+            i = match.end()
+        elif ch in "$@":
+            j = i + 1
+            while j < n and src[j] in " \t\r\n":  # jq 1.6 reads `$ name` as `$name`
+                j += 1
+            match = _IDENT.match(src, j)
+            if not match:
+                raise Unreadable(i, f"`{ch}` must be followed by a name")
+            kind = "var" if ch == "$" else "format"
+            tokens.append(Token(kind, ch + match.group(), i, match.end()))
+            i = match.end()
+        elif _IDENT.match(src, i):
+            match = _IDENT.match(src, i)
+            tokens.append(Token("ident", match.group(), i, match.end()))
+            i = match.end()
+        elif ch.isdigit():
+            match = re.compile(r"\d*\.?\d*(?:[eE][+-]?\d+)?").match(src, i)
+            tokens.append(Token("number", match.group(), i, match.end()))
+            i = match.end()
+        else:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                if closing and depth == 0:
+                    return i + 1
+                depth -= 1
+            tokens.append(Token("op", ch, i, i + 1))
+            i += 1
+    if closing:
+        raise Unreadable(i, "unterminated `\\(…)` in a string")
+    return i
+
+
+def _string(src: str, i: int, tokens: list[Token], comments: bool) -> int:
+    start, j = i, i + 1
+    while j < len(src):
+        ch = src[j]
+        if ch == '"':
+            tokens.append(Token("string", src[start:j + 1], start, j + 1))
+            return j + 1
+        if ch == "\\":
+            if src.startswith("(", j + 1):
+                j = _scan(src, j + 2, tokens, comments, closing=")")
+                continue
+            j += 2
+            continue
+        j += 1
+    raise Unreadable(start, "unterminated string")
+
+
+def _is_object_key(tokens: list[Token], k: int, stack: list[str]) -> bool:
+    """`{env: 1}` and `{env}` name a key, not the env builtin."""
+    if not stack or stack[-1] != "{" or k == 0 or tokens[k - 1].text not in ("{", ","):
+        return False
+    after = tokens[k + 1].text if k + 1 < len(tokens) else ""
+    return after in (":", ",", "}")
+
+
+def filter_findings(text: str, yq: bool = False) -> list[Finding]:
+    """What a jq (or yq) filter does beyond transforming its input."""
+    tokens = tokenize(text, comments=not yq)
+    denied = {**_JQ_DENIED, **(_YQ_DENIED if yq else {})}
+    findings: list[Finding] = []
+    stack: list[str] = []
+    for k, tok in enumerate(tokens):
+        if tok.kind == "op" and tok.text in "([{":
+            stack.append(tok.text)
+        elif tok.kind == "op" and tok.text in ")]}" and stack:
+            stack.pop()
+        name = tok.text if tok.kind in ("ident", "var") else None
+        if name in denied and not (tok.kind == "ident" and _is_object_key(tokens, k, stack)):
+            effect, why, fix = denied[name]
+            findings.append(Finding(tok.start, tok.end, effect, f"`{name}` {why}", fix))
+    return findings
+
+
+def _filter_and_files(inv, ctx, yq: bool):
+    """The filter word, or None after denying; two-valued flags (--arg NAME
+    VALUE) leave their second value among the operands, so it is skipped."""
+    second_values = []
+    for flag, value, word in inv.flags:
+        if set(flag.names) & _TWO_VALUED:
+            if "=" in (word.value or ""):
+                ctx.deny("BP403", word.span, f"`{word.value}`: jq takes the name and value as two words",
+                         f"write {flag.names[-1]} NAME VALUE")
+                return None
+            index = inv.words.index(value_word(inv, flag, word, value))
+            if index + 1 >= len(inv.words):
+                ctx.deny("BP403", word.span, f"`{word.value}` needs a NAME and a VALUE",
+                         f"write {flag.names[-1]} NAME VALUE")
+                return None
+            second_values.append(inv.words[index + 1])
+    operands = [w for w in inv.positionals if not any(w is s for s in second_values)]
+    for word in second_values:
+        if word.value is None:
+            ctx.deny("BP203", word.span, f"`{word.text}` may expand to several words, shifting the filter",
+                     "write the value literally")
+            return None
+    if yq and operands and operands[0].value in _YQ_COMMANDS:
+        operands = operands[1:]
+    if not operands:
+        ctx.deny("BP407", inv.words[0].span, f"`{inv.spec.display}` needs a filter",
+                 f"give the filter: {inv.spec.display} '.' FILE")
+        return None
+    if operands[0].value is None:
+        ctx.deny("BP407", operands[0].span, f"the filter `{operands[0].text}` is not literal",
+                 "write the filter literally, in single quotes")
+        return None
+    return operands[0]
+
+
+def check(inv, ctx, yq: bool = False) -> None:
+    """Hook `jq`: read the filter (the first operand; -f is denied by the spec)."""
+    if already_denied(inv, ctx):
+        return
+    word = _filter_and_files(inv, ctx, yq)
+    if word is not None:
+        judge_pieces(inv.spec.display, [(word, word.value)], ctx, lambda text: filter_findings(text, yq))
+
+
+def check_yq(inv, ctx) -> None:
+    """Hook `yq`: the jq check plus the Go yq operators, on either yq's filter."""
+    check(inv, ctx, yq=True)
