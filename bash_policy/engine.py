@@ -15,6 +15,7 @@ from .model import (
     Segment, Span, Word,
 )
 from .parse_ts import parse
+from .scope import check_scope
 from .policy import Policy
 from .spec import CommandSpec, Flag
 from .verdict import Denial, Verdict
@@ -155,6 +156,8 @@ def check_segment(segment: Segment, ctx: Context) -> None:
         _check_assignment(assignment, ctx)
     for redirect in segment.redirects:
         _check_redirect(redirect, ctx)
+    if ctx.policy.scope_roots:
+        check_scope(segment, ctx)
     if not segment.words:
         if segment.assignments:
             ctx.deny("BP303", segment.span,
