@@ -13,11 +13,17 @@ usage: bash-policy check [--json] [--config FILE] [--cwd DIR] (COMMAND | -)
        bash-policy explain [--config FILE] [--cwd DIR] (COMMAND | -)
        bash-policy programs [--config FILE] [NAME]
        bash-policy test [--config FILE] PATH...
+       bash-policy hook (claude-code | gemini) [OPTIONS]   (see docs/integrations.md)
+       bash-policy serve [--config FILE]
+       bash-policy run [--config FILE] [--cwd DIR] -- COMMAND
 
   check     decide whether COMMAND may run in plan mode (exit 0 allowed, 1 denied)
   explain   show the segments, words and literal values the checker read
   programs  list the whitelisted programs, or show one program's spec
   test      run fixture corpora (one case a line: allow|deny [CODES] command)
+  hook      answer a Claude Code PreToolUse or Gemini CLI BeforeTool event on stdin
+  serve     check commands sent as JSON lines on stdin, one verdict per line
+  run       check COMMAND and run it under a hardened environment only if allowed
 
 Options:
   --json         print the verdict as JSON
