@@ -15,6 +15,11 @@ from typing import Callable
 REGISTRY: dict[str, str] = {
     "cd_target": "cd:cd_target",
     "git_repo_config": "repository:git_repo_config",
+    "sed_script": "sed:check",
+    "awk_program": "awk:check",
+    "jq_filter": "jq:check",
+    "yq_filter": "jq:check_yq",
+    "find_expression": "find:check",
     "printf_no_assign": "system:printf_no_assign",
     "date_format_only": "system:date_format_only",
     "test_no_variable_tests": "system:test_no_variable_tests",

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 
-from .sed import STREAM_FILES, Finding, Unreadable, already_denied, judge_pieces, value_word
+from .sed import (STREAM_FILES, Finding, Unreadable, already_denied, judge_pieces, only_info,
+                  value_word)
 
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -272,6 +273,8 @@ def check(inv, ctx) -> None:
     sources = [(value_word(inv, flag, word, value), value) for flag, value, word in inv.flags
                if "--source" in flag.names]
     if not sources:
+        if not inv.positionals and only_info(inv):
+            return
         if not inv.positionals:
             ctx.deny("BP407", inv.words[0].span, "`awk` needs a program",
                      "give the program: awk '{ print $1 }' FILE")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from .sed import Finding, Unreadable, already_denied, judge_pieces, value_word
+from .sed import Finding, Unreadable, already_denied, judge_pieces, only_info, value_word
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*(?:::[A-Za-z_][A-Za-z_0-9]*)*")
 _LEAK = "reads the environment, which can hold secrets such as API tokens"
@@ -176,6 +176,8 @@ def _filter_and_files(inv, ctx, yq: bool):
             return None
     if yq and operands and operands[0].value in _YQ_COMMANDS:
         operands = operands[1:]
+    if not operands and only_info(inv):
+        return None
     if not operands:
         ctx.deny("BP407", inv.words[0].span, f"`{inv.spec.display}` needs a filter",
                  f"give the filter: {inv.spec.display} '.' FILE")

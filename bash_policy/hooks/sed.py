@@ -74,6 +74,12 @@ def already_denied(inv, ctx) -> bool:
     return any(d.span is not None and start <= d.span.start < end for d in ctx.denials)
 
 
+def only_info(inv) -> bool:
+    """True when a --help/--version style flag makes the program print and exit."""
+    names = {n for flag, _, _ in inv.flags for n in flag.names}
+    return bool(names & {"--help", "--version", "-W", "--copyright", "--build-configuration"})
+
+
 class SedReader:
     def __init__(self, text: str, write_targets: frozenset[str]):
         self.s = text
@@ -342,6 +348,8 @@ def check(inv, ctx) -> None:
         if "-e" in flag.names:
             pieces.append((value_word(inv, flag, word, value), value))
     if not pieces:
+        if not inv.positionals and only_info(inv):
+            return
         if not inv.positionals:
             ctx.deny("BP407", inv.words[0].span, "`sed` needs a script", "give the script: sed -n 'p' FILE")
             return

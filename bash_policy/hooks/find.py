@@ -1,0 +1,34 @@
+"""find: the starting points must all precede the expression.
+
+The engine has checked every primary against the spec; what is left is the
+order.  After the first expression word (a primary, `!`, `(`, `)` or `,`)
+every operand must be an operator word: anything else is a stray operand
+that find itself rejects ("paths must precede expression"), or a value the
+checker has not paired with its primary, so it is denied.
+"""
+
+from __future__ import annotations
+
+from .sed import already_denied
+
+_OPERATORS = {"!", "(", ")", ","}
+_LEADING = {"-H", "-L", "-P", "-D", "-O0", "-O1", "-O2", "-O3"}
+
+
+def check(inv, ctx) -> None:
+    if already_denied(inv, ctx):
+        return
+    index = {id(w): k for k, w in enumerate(inv.words)}
+    starts = [index[id(word)] for flag, _, word in inv.flags if word.value not in _LEADING]
+    starts += [index[id(w)] for w in inv.positionals if w.value in _OPERATORS]
+    if not starts:
+        return
+    first = min(starts)
+    for word in inv.positionals:
+        if index[id(word)] > first and word.value not in _OPERATORS:
+            ctx.deny("BP406", word.span,
+                     f"`{word.text}` follows the expression; find reads only the first words as "
+                     "starting points",
+                     "put the starting points before the expression, and quote patterns "
+                     "(`find src -name '*.py'`)")
+            return
