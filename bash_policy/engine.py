@@ -364,7 +364,8 @@ def _check_positionals(inv: Invocation, ctx: Context, trailing_unknown: bool) ->
         return
     limit = spec.positionals.max
     if limit is not None:
-        expanding = [w for w in pos if w.value is None]
+        # A glob may expand to any number of operands; a tilde is always one.
+        expanding = [w for w in pos if w.value is None and any(e.kind == GLOB for e in w.expansions)]
         if len(pos) > limit or expanding:
             culprit = expanding[0] if expanding else pos[limit]
             over = spec.positionals.over_max
@@ -458,7 +459,7 @@ def _short_cluster(spec, words, i, word, inv, ctx) -> int:
         name = "-" + text[k]
         flag = spec.flags.get(name)
         if flag is None:
-            _unknown_flag(spec, name, word, ctx, cluster=text)
+            _unknown_flag(spec, name, word, ctx, cluster=text if len(text) > 2 else None)
             return i
         if flag.denied is not None:
             _flag_denial(spec, flag, name if len(text) == 2 else f"{name} (in {text})", word, ctx)
