@@ -154,6 +154,9 @@ COMMANDS = {"check": cmd_check, "explain": cmd_explain, "programs": cmd_programs
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):  # echoing invalid UTF-8 back must not crash
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE, end="")
         return 0 if argv else 2

@@ -1,0 +1,244 @@
+"""Harnesses that run commands for real, to prove the checker's verdicts.
+
+Two oracles share this module:
+
+- the argv oracle runs a command with bash in an empty directory where every
+  whitelisted program is a stub that logs its argv, and compares what bash
+  really passed with what the checker read (`Verdict.segments[i].argv`);
+- the effect oracle runs a command under strace and reports every write,
+  mutation, program start and network connection it saw.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bash_policy.verdict import Verdict
+
+BASH = "/bin/bash"
+LOG_VAR = "BP_ORACLE_LOG"
+# One record per invocation, NUL-separated: argc, the stub's path, its arguments.
+# Each process writes its own file, so concurrent pipeline members never interleave.
+STUB = '#!/bin/sh\nprintf \'%s\\0\' "$#" "$0" "$@" >> "$' + LOG_VAR + '/$$"\n'
+
+
+def bash_names(kind: str) -> frozenset[str]:
+    """bash's builtins (`kind="b"`) or reserved words (`kind="k"`), from bash itself."""
+    out = subprocess.run([BASH, "--norc", "--noprofile", "-c", f"compgen -{kind}"],
+                         capture_output=True, text=True, check=True).stdout
+    return frozenset(out.split())
+
+
+class StubBin:
+    """A PATH directory of argv-logging stubs, one per program name.
+
+    Builtins among the names are disabled with `enable -n` through BASH_ENV,
+    so bash runs the stub instead and their argv is recorded like any other;
+    reserved words (`time`, `[[`) cannot be stubbed and are left out.
+    """
+
+    def __init__(self, root: Path, names: list[str]):
+        self.root = root
+        self.bin = root / "bin"
+        self.bin.mkdir(parents=True)
+        keywords = bash_names("k")
+        builtins = bash_names("b")
+        self.names = sorted(n for n in names if "/" not in n and n not in keywords)
+        for name in self.names:
+            path = self.bin / name
+            path.write_text(STUB)
+            path.chmod(0o755)
+        disabled = [n for n in self.names if n in builtins]
+        self.bash_env = root / "bash_env"
+        self.bash_env.write_text("".join(f"enable -n {_sh_quote(n)}\n" for n in disabled))
+
+    def run(self, command: str, cwd: Path, log: Path, timeout: float = 10) -> "Run":
+        """Run `command` like `env -i PATH=stubs bash --norc --noprofile -c`."""
+        log.mkdir()
+        env = {"PATH": str(self.bin), "BASH_ENV": str(self.bash_env), LOG_VAR: str(log),
+               "HOME": str(self.root / "home")}
+        proc = subprocess.run([BASH, "--norc", "--noprofile", "-c", command], cwd=cwd, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+        records = []
+        for entry in sorted(log.iterdir()):
+            records.extend(parse_records(entry.read_bytes()))
+        return Run(proc.returncode, proc.stderr.decode("utf-8", "replace"), records)
+
+
+def _sh_quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def parse_records(data: bytes) -> list[tuple[str, ...]]:
+    """Split a stub log into argv tuples (program base name first)."""
+    fields = data.split(b"\0")
+    assert fields[-1] == b"", "a stub record was cut short"
+    fields.pop()
+    records = []
+    i = 0
+    while i < len(fields):
+        argc = int(fields[i])
+        argv = [f.decode("utf-8", "surrogateescape") for f in fields[i + 1:i + 2 + argc]]
+        argv[0] = argv[0].rpartition("/")[2]
+        records.append(tuple(argv))
+        i += 2 + argc
+    return records
+
+
+@dataclass
+class Run:
+    status: int
+    stderr: str
+    records: list[tuple[str, ...]]
+
+
+def segments_that_run(verdict: Verdict) -> list[int]:
+    """Indices of the segments bash runs when every program exits 0.
+
+    Pipelines are runs of segments joined by `|`/`|&`; `&&`/`||` look at the
+    last pipeline's status, which is 0, or 1 when the pipeline is negated.
+    """
+    pipelines: list[list[int]] = []
+    for index, segment in enumerate(verdict.segments):
+        if segment.joiner in ("|", "|&") and pipelines:
+            pipelines[-1].append(index)
+        else:
+            pipelines.append([index])
+    status = 0
+    ran: list[int] = []
+    for members in pipelines:
+        joiner = verdict.segments[members[0]].joiner
+        if joiner == "&&" and status != 0 or joiner == "||" and status == 0:
+            continue
+        ran.extend(m for m in members if verdict.segments[m].words)
+        status = 1 if verdict.segments[members[0]].negated else 0
+    return ran
+
+
+def argv_mismatches(verdict: Verdict, run: Run) -> list[str]:
+    """How the argv bash passed differs from the checker's segments ([] if equal).
+
+    A word the checker could not know (a glob or `~`) must become exactly one
+    argument that starts with the word's literal prefix: the oracle runs in an
+    empty directory, so a glob matches nothing and bash passes it unexpanded.
+    """
+    problems: list[str] = []
+    expected = [verdict.segments[i].words for i in segments_that_run(verdict)]
+    unmatched = Counter(run.records)
+    pending = []
+    for words in expected:
+        argv = tuple(w.value for w in words)
+        if None not in argv and unmatched[argv] > 0:
+            unmatched[argv] -= 1
+        else:
+            pending.append(words)
+    for words in pending:
+        match = next((r for r, n in unmatched.items() if n > 0 and _fits(words, r)), None)
+        if match is None:
+            problems.append(f"checker read {[w.value for w in words]!r}, bash passed no such argv")
+        else:
+            unmatched[match] -= 1
+    extra = [r for r, n in unmatched.items() for _ in range(n)]
+    if extra:
+        problems.append(f"bash ran programs the checker did not see: {extra!r}")
+    return problems
+
+
+def _fits(words, record: tuple[str, ...]) -> bool:
+    if len(words) != len(record):
+        return False
+    for word, arg in zip(words, record):
+        if word.value is not None:
+            if word.value != arg:
+                return False
+        elif not (word.pathname_only and arg.startswith(word.prefix)):
+            return False
+    return True
+
+
+# -- effect oracle --------------------------------------------------------
+
+STRACE_SYSCALLS = "%file,%process,%network,ftruncate,fchmod,fchown"
+_LINE = re.compile(r"(?P<call>\w+)\((?P<args>.*)\)\s+=\s+(?P<result>-?\d+|\?)")
+_WRITE_FLAGS = re.compile(r"O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND")
+MUTATING_CALLS = frozenset({
+    "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir",
+    "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat", "truncate",
+    "ftruncate", "link", "linkat", "symlink", "symlinkat", "mknod", "mknodat", "utime",
+    "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr", "removexattr",
+    "lremovexattr",
+})
+# Files a read-only command may open for writing: the null device and terminals.
+WRITABLE = re.compile(r'"(/dev/null|/dev/tty|/dev/pts/\d+|/dev/std(out|err))"')
+
+
+@dataclass
+class Effects:
+    """What strace saw one command do."""
+
+    writes: list[str] = field(default_factory=list)
+    mutations: list[str] = field(default_factory=list)
+    programs: list[str] = field(default_factory=list)
+    network: list[str] = field(default_factory=list)
+    timed_out: bool = False
+
+    @property
+    def categories(self) -> set[str]:
+        found = set()
+        if self.writes or self.mutations:
+            found.add("write")
+        if self.network:
+            found.add("network")
+        if self.timed_out:
+            found.add("hang")
+        return found
+
+
+def strace_run(command: str, cwd: Path, env: dict[str, str], log_prefix: Path,
+               timeout: float) -> Effects:
+    """Run `command` with bash under `strace -f` and read what it did."""
+    argv = ["strace", "-f", "-ff", "-qq", "-s", "4096", "-e", f"trace={STRACE_SYSCALLS}",
+            "-o", str(log_prefix), BASH, "--norc", "--noprofile", "-c", command]
+    effects = Effects()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        effects.timed_out = True
+    finally:  # the whole session: killing strace alone would leave its tracees running
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    for path in sorted(log_prefix.parent.glob(log_prefix.name + ".*")):
+        read_strace(path.read_text("utf-8", "replace"), effects)
+    return effects
+
+
+def read_strace(text: str, effects: Effects) -> None:
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        if not match:
+            continue
+        call, args, result = match["call"], match["args"], match["result"]
+        ok = result != "?" and int(result) >= 0
+        if call in ("open", "openat", "openat2", "creat"):
+            if ok and (call == "creat" or _WRITE_FLAGS.search(args)) and not WRITABLE.search(args):
+                effects.writes.append(line)
+        elif call in MUTATING_CALLS:
+            if ok:
+                effects.mutations.append(line)
+        elif call in ("execve", "execveat"):
+            if ok:
+                effects.programs.append(args.split('"', 2)[1])
+        elif call in ("connect", "sendto", "sendmsg") and re.search(r"AF_INET6?\b", args):
+            effects.network.append(line)
