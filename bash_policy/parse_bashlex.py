@@ -127,10 +127,11 @@ class _Builder:
             negated = False
             op = joiner
             for part in node.parts:
-                self.cover(part)
                 if part.kind == "reservedword" and part.word == "!" and not negated:
+                    self.cover(part)
                     negated = True
                 elif part.kind == "pipe":
+                    self.cover(part)
                     op = part.pipe
                 elif part.kind == "command":
                     self.command(part, op, negated)
