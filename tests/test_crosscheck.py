@@ -134,3 +134,12 @@ def test_missing_bashlex(mode, expected):
                f"v = check('rg foo src', Policy.from_mapping({{'crosscheck': {mode!r}}}))\n"
                "print(v.allowed, v.notes, [d.code for d in v.denials])")
     assert out == expected
+
+
+def test_text_bashlex_skipped_is_a_problem():
+    builder = bashlex_front._Builder("rg x junk # comment")
+    builder.covered = [(0, 2), (3, 4)]
+    with pytest.raises(bashlex_front._Problem, match="skipped"):
+        builder.check_gaps()
+    builder.covered.append((5, 9))
+    builder.check_gaps()  # the comment after a blank is not skipped text
