@@ -80,11 +80,11 @@ def import_bashlex():
     module is created without running it, `yacc` is wrapped, the parser is
     imported, and only then does `__init__` run.
     """
-    if "bashlex" in sys.modules:
+    if sys.modules.get("bashlex") is not None:
         return sys.modules["bashlex"]
-    spec = importlib.util.find_spec("bashlex")
-    if spec is None:
-        raise ImportError("No module named 'bashlex'")
+    spec = None if "bashlex" in sys.modules else importlib.util.find_spec("bashlex")
+    if spec is None:  # not installed, or blocked with sys.modules["bashlex"] = None
+        raise ModuleNotFoundError("No module named 'bashlex'", name="bashlex")
     package = importlib.util.module_from_spec(spec)
     sys.modules["bashlex"] = package
     try:

@@ -48,10 +48,12 @@ from __future__ import annotations
 
 import re
 
-import bashlex
-import bashlex.ast
-import bashlex.heredoc
-import bashlex.parser
+from .bashlex_tables import import_bashlex
+
+bashlex = import_bashlex()  # with its parse tables cached: 8 ms instead of ~85 ms
+import bashlex.ast  # noqa: E402
+import bashlex.heredoc  # noqa: E402
+import bashlex.parser  # noqa: E402
 
 from .model import Assignment, Redirect, Script, Segment, Span, Word
 from .words import WordSyntaxError, scan_word
