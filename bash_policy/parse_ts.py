@@ -39,6 +39,7 @@ _WORD_TYPES = {"word", "string", "raw_string", "concatenation", "number", "simpl
 _REDIRECT_TYPES = {"file_redirect", "herestring_redirect", "heredoc_redirect"}
 # Gaps between tokens may hold only blanks and backslash-newline pairs.
 _BLANK_GAP = re.compile(r"(?:[ \t]|\\\n)*")
+_FD_VARIABLE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 _JOIN_GAP = re.compile(r"(?:\\\n)*")
 _GAP_WITH_NEWLINES = re.compile(r"(?:[ \t\n]|\\\n)*")
 
@@ -325,6 +326,12 @@ class _Builder:
                     word_nodes.remove(n)
                     fd = int(n.text)
                     break
+            # `{name}>file` makes bash store a new descriptor number in `name`.
+            for n in word_nodes:
+                if n.end_byte == node.start_byte and _FD_VARIABLE.fullmatch(n.text.decode()):
+                    raise _Problem("BP101", self.span(n),
+                                   f"`{n.text.decode()}` before a redirection assigns a descriptor "
+                                   "number to a shell variable", "drop it and redirect a plain descriptor")
         if node.type == "heredoc_redirect" and body is None:
             body = ""
         return [Redirect(op, fd, target_word, self.span(node), body, quoted), *nested]
