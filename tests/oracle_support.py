@@ -68,7 +68,7 @@ class StubBin:
         records = []
         for entry in sorted(log.iterdir()):
             records.extend(parse_records(entry.read_bytes()))
-        return Run(proc.returncode, proc.stderr.decode("utf-8", "replace"), records)
+        return Run(proc.returncode, proc.stderr.decode("utf-8", "replace"), records, cwd)
 
 
 def _sh_quote(text: str) -> str:
@@ -96,13 +96,16 @@ class Run:
     status: int
     stderr: str
     records: list[tuple[str, ...]]
+    cwd: Path
 
 
-def segments_that_run(verdict: Verdict) -> list[int]:
-    """Indices of the segments bash runs when every program exits 0.
+def segments_that_run(verdict: Verdict, cwd: Path) -> tuple[list[int], int]:
+    """Indices of the segments bash runs when every program exits 0, and how
+    many input redirections fail (their file does not exist in `cwd`).
 
     Pipelines are runs of segments joined by `|`/`|&`; `&&`/`||` look at the
-    last pipeline's status, which is 0, or 1 when the pipeline is negated.
+    last pipeline's status: 0, or 1 when its last command's input redirection
+    failed, flipped when the pipeline is negated.
     """
     pipelines: list[list[int]] = []
     for index, segment in enumerate(verdict.segments):
@@ -111,25 +114,45 @@ def segments_that_run(verdict: Verdict) -> list[int]:
         else:
             pipelines.append([index])
     status = 0
+    failures = 0
     ran: list[int] = []
     for members in pipelines:
         joiner = verdict.segments[members[0]].joiner
         if joiner == "&&" and status != 0 or joiner == "||" and status == 0:
             continue
-        ran.extend(m for m in members if verdict.segments[m].words)
-        status = 1 if verdict.segments[members[0]].negated else 0
-    return ran
+        failed = [_input_missing(verdict.segments[m], cwd) for m in members]
+        failures += sum(failed)
+        ran.extend(m for m, f in zip(members, failed) if verdict.segments[m].words and not f)
+        status = 1 if failed[-1] else 0
+        if verdict.segments[members[0]].negated:
+            status = 1 - status
+    return ran, failures
+
+
+_MISSING_INPUT = re.compile(r"/bin/bash: line \d+: .*?: No such file or directory\n", re.DOTALL)
+
+
+def _input_missing(segment, cwd: Path) -> bool:
+    return any(r.op == "<" and r.target is not None and r.target.value is not None
+               and not (cwd / r.target.value).exists() for r in segment.redirects)
 
 
 def argv_mismatches(verdict: Verdict, run: Run) -> list[str]:
-    """How the argv bash passed differs from the checker's segments ([] if equal).
+    """How what bash did differs from the checker's segments ([] if equal).
+
+    bash's stderr may only hold the failures of input redirections from
+    missing files, which the checker reads but cannot know will fail.
 
     A word the checker could not know (a glob or `~`) must become exactly one
     argument that starts with the word's literal prefix: the oracle runs in an
     empty directory, so a glob matches nothing and bash passes it unexpanded.
     """
     problems: list[str] = []
-    expected = [verdict.segments[i].words for i in segments_that_run(verdict)]
+    ran, failures = segments_that_run(verdict, run.cwd)
+    rest, errors = _MISSING_INPUT.subn("", run.stderr)
+    if errors != failures or rest:
+        problems.append(f"expected {failures} failed input redirections, bash said {run.stderr!r}")
+    expected = [verdict.segments[i].words for i in ran]
     unmatched = Counter(run.records)
     pending = []
     for words in expected:
