@@ -13,7 +13,8 @@ from . import repository
 _BUILTIN_PRETTY = frozenset({"oneline", "short", "medium", "full", "fuller", "reference",
                              "email", "raw", "mboxrd"})
 # Flags that put `git branch` / `git tag` in list mode, where operands are patterns.
-_BRANCH_LISTING = frozenset({"--list", "--verbose", "--contains", "--no-contains", "--merged",
+# Not --verbose: `git branch -v NAME` creates NAME (git 2.39.5, tried).
+_BRANCH_LISTING = frozenset({"--list", "--contains", "--no-contains", "--merged",
                              "--no-merged", "--points-at"})
 _TAG_LISTING = frozenset({"--list", "-n", "--contains", "--no-contains", "--merged",
                           "--no-merged", "--points-at"})
