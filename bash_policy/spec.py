@@ -168,11 +168,17 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
     if style not in STYLES:
         raise SpecError(f"{where}.style: must be one of {', '.join(STYLES)}")
 
-    positionals = _positionals(table.get("positionals", "read"), f"{where}.positionals")
     subs = {}
     for sub_name, sub_table in dict(table.get("sub", {})).items():
         subs[sub_name] = build_spec(sub_name, sub_table, f"{where}.sub.{sub_name}", path, fragments)
     denied = _effect(table["denied"], f"{where}.denied") if "denied" in table else None
+    # No default that allows: a spec must say what its operands are.  Only a
+    # program that is denied whole, or whose first operand picks a subcommand,
+    # may leave it out, and then it takes no other operands.
+    if "positionals" not in table and not subs and denied is None:
+        raise SpecError(f"{where}.positionals: required: say what the operands are "
+                        f"(\"read\", \"none\", \"command\" or \"hook\")")
+    positionals = _positionals(table.get("positionals", "none"), f"{where}.positionals")
     hook = table.get("hook")
     if hook is not None and not isinstance(hook, str):
         raise SpecError(f"{where}.hook: must be a string")

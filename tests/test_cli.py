@@ -64,7 +64,7 @@ def test_config_error_exits_two_with_message(tmp_path):
 
 
 def test_config_is_discovered_in_cwd(tmp_path):
-    (tmp_path / "bash-policy.toml").write_text('[programs.tokei]\nsummary = "x"\n')
+    (tmp_path / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
     assert run(["check", "tokei src"], cwd=tmp_path).returncode == 0
 
 

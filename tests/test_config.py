@@ -15,6 +15,7 @@ def test_user_program_is_added(tmp_path):
     policy = Policy.from_file(write(tmp_path, "bash-policy.toml", """
 [programs.tokei]
 summary = "count lines of code"
+positionals = "read"
 flags = ["-o/--output=FORMAT{json,yaml}", "-s/--sort=COLUMN"]
 """))
     assert check("tokei -o json src", policy).allowed
@@ -64,6 +65,7 @@ def test_no_config_means_defaults(tmp_path):
     ("[programs.rg.deny.'--x']\neffect = 'boom'\nwhy = 'x'\n", "effect"),
     ("[programs.rg.deny.'--x']\neffect = 'exec'\n", "why"),
     ("[programs.x]\npositionals = 'sometimes'\n", "role"),
+    ("[programs.x]\nsummary = 'no operand role'\n", "positionals: required"),
     ("[env]\nFOO = 3\n", "env.FOO"),
     ("[limits]\nmax_length = -1\n", "max_length"),
     ("trusted_dirs = '/usr/bin'\n", "trusted_dirs"),
