@@ -41,6 +41,8 @@ REGISTRY: dict[str, str] = {
     "git_remote_show": "git:git_remote_show",
     "gh_api": "gh:gh_api",
     "gh_jq": "gh:gh_jq",
+    "gh_repo": "gh:gh_repo",
+    "gh_repo_view": "gh:gh_repo_view",
 }
 
 

@@ -4,12 +4,16 @@
 it POST); a GraphQL request is always POST, so what it does is decided by the
 document: queries read, mutations and subscriptions do not.  gh evaluates
 --jq with the process environment loaded, so `env` and `$ENV` print tokens.
+A host other than github.com (`--hostname`, a URL endpoint or operand,
+`-R HOST/OWNER/REPO`) gets the request with GH_ENTERPRISE_TOKEN attached,
+which gh sends to any non-github.com host (GH_DEBUG=api, gh 2.23.0).
 Checked against gh 2.23.0 (`gh api --help`).
 """
 
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 _FIELDS = frozenset({"-f", "-F"})
 _METHOD_OVERRIDE = re.compile(r"\s*x-(http-)?method(-override)?\s*:", re.IGNORECASE)
@@ -18,8 +22,44 @@ _READ_OPERATIONS = frozenset({"query", "fragment"})
 _CLOSING = {"(": ")", "{": "}", "[": "]"}
 
 
+_GITHUB_HOSTS = frozenset({"github.com", "www.github.com", "api.github.com"})
+_REPO_NAME = re.compile(r"(?:github\.com/)?[^/:@\s]+/[^/:@\s]+", re.IGNORECASE)
+
+
 def _entries(inv, name: str) -> list:
     return [entry for entry in inv.flags if name in entry[0].names]
+
+
+def _deny_host(ctx, word, text: str) -> None:
+    ctx.deny("BP403", word.span,
+             f"`{text}` sends the request to a host other than github.com, with GH_ENTERPRISE_TOKEN "
+             "attached when it is set", "query github.com; other hosts need leaving plan mode", "network")
+
+
+def _foreign_url(value: str | None) -> bool:
+    """A URL whose host is not GitHub's (gh takes the host from it)."""
+    return value is not None and "://" in value and \
+        (urlsplit(value).hostname or "") not in _GITHUB_HOSTS
+
+
+def gh_repo(inv, ctx) -> None:
+    """--jq as gh_jq; -R must be OWNER/REPO on github.com, and a URL operand a github.com URL."""
+    gh_jq(inv, ctx)
+    for _, value, word in _entries(inv, "--repo"):
+        if value is not None and not _REPO_NAME.fullmatch(value):
+            _deny_host(ctx, word, word.text)
+    for word in inv.positionals:
+        if _foreign_url(word.value):
+            _deny_host(ctx, word, word.text)
+
+
+def gh_repo_view(inv, ctx) -> None:
+    """`gh repo view [HOST/]OWNER/REPO`: the host must be github.com."""
+    gh_repo(inv, ctx)
+    for word in inv.positionals:
+        if word.value is not None and word.value.count("/") > 1 and "://" not in word.value \
+                and not _REPO_NAME.fullmatch(word.value):
+            _deny_host(ctx, word, word.text)
 
 
 def gh_jq(inv, ctx) -> None:
@@ -34,6 +74,12 @@ def gh_jq(inv, ctx) -> None:
 def gh_api(inv, ctx) -> None:
     """Allow GET requests and GraphQL queries; deny anything that could write."""
     gh_jq(inv, ctx)
+    for _, value, word in _entries(inv, "--hostname"):
+        if value is not None and value.lower() != "github.com":
+            _deny_host(ctx, word, word.text)
+    for word in inv.positionals[:1]:
+        if _foreign_url(word.value):
+            _deny_host(ctx, word, word.text)
     for _, value, word in _entries(inv, "-H"):
         if _METHOD_OVERRIDE.match(value):
             ctx.deny("BP400", word.span, f"the header `{value}` asks the server for another HTTP method",
