@@ -6,6 +6,7 @@ needs real logic is a hook named by the spec (bash_policy/hooks/).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -41,6 +42,8 @@ _EXPANSION_HINTS = {
     "BP207": "quote the pattern and let the program match it",
     "BP205": "write the absolute path, or put the operand after `--`",
 }
+_PLAIN_VARIABLE = re.compile(r'"?\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})"?', re.ASCII)
+_SIMPLE_BRACE = re.compile(r"([^{}'\"\\$`\s]*)\{([^{}'\"\\$`\s]*,[^{}'\"\\$`\s]*)\}([^{}'\"\\$`\s]*)")
 _DEFAULT_FIX = {
     "exec": "drop it; running other programs needs leaving plan mode",
     "write": "drop it and read the output directly; writing files needs leaving plan mode",
@@ -89,10 +92,33 @@ class Context:
         if code == "BP203":
             hint = (f"quote it so the program matches it itself ('{word.value or shown}'), "
                     "give it a fixed prefix such as ./, or put it after `--`")
+        elif code == "BP201":
+            hint = _variable_hint(self.source[expansion.span.start:expansion.span.end])
+        elif code == "BP204":
+            hint = _brace_hint(shown)
         else:
             hint = _EXPANSION_HINTS[code]
         self.deny(code, expansion.span if code in ("BP200", "BP201", "BP202") else word.span,
                   f"`{shown}`{where}: {why}", hint)
+
+
+def _variable_hint(text: str) -> str:
+    """For a plain `$NAME`, say how to learn the value in a command of its own."""
+    match = _PLAIN_VARIABLE.fullmatch(text)
+    if match is None:
+        return _EXPANSION_HINTS["BP201"]
+    return (f"write the value literally; to learn it, run `printenv {match[1] or match[2]}` "
+            "as a command of its own first")
+
+
+def _brace_hint(text: str) -> str:
+    """For one simple `{a,b}`, spell out the words it becomes."""
+    match = _SIMPLE_BRACE.fullmatch(text)
+    if match is None:
+        return _EXPANSION_HINTS["BP204"]
+    prefix, alternatives, suffix = match.groups()
+    words = " ".join(prefix + a + suffix for a in alternatives.split(","))
+    return f"write the words out: `{words}`"
 
 
 def check(command: str, policy: Policy | None = None, *, cwd: str | None = None) -> Verdict:
@@ -285,8 +311,7 @@ def evaluate(spec: CommandSpec, words: tuple[Word, ...], start: int, ctx: Contex
                 ctx.deny("BP203", word.span,
                          f"`{word.text}` expands to file names, and one starting with `-` "
                          f"would be read by {spec.display} as a flag",
-                         f"quote it for the program to match, write it as ./{word.text}, "
-                         "or put it after `--`")
+                         _glob_hint(word.text))
             else:
                 ctx.deny_word(word)
             if spec.style == "posix" and inv.positionals:
@@ -299,9 +324,10 @@ def evaluate(spec: CommandSpec, words: tuple[Word, ...], start: int, ctx: Contex
             if spec.subcommands and not inv.positionals and not options_done:
                 sub = spec.subcommands.get(value)
                 if sub is None:
+                    allowed = sorted(name for name, sub in spec.subcommands.items() if sub.denied is None)
                     ctx.deny("BP405", word.span,
                              f"`{spec.display} {value}` is not a read-only subcommand",
-                             f"use one of: {', '.join(sorted(spec.subcommands))}; "
+                             f"use one of: {', '.join(allowed)}; "
                              "other subcommands need leaving plan mode")
                     return
                 if sub.denied is not None:
@@ -326,12 +352,27 @@ def evaluate(spec: CommandSpec, words: tuple[Word, ...], start: int, ctx: Contex
     _finish(inv, ctx, trailing_unknown)
 
 
+def _glob_hint(text: str) -> str:
+    """How to keep a glob from becoming flags: quote a flag's pattern, anchor an operand's."""
+    name, eq, pattern = text.partition("=")
+    if text.startswith("-") and eq and "'" not in pattern:
+        return f"quote the pattern so the program matches it: `{name}='{pattern}'`"
+    return f"quote it for the program to match, write it as ./{text}, or put it after `--`"
+
+
 def _finish(inv: Invocation, ctx: Context, trailing_unknown: bool, has_sub: bool = False) -> None:
     spec = inv.spec
     if not has_sub:
         _check_positionals(inv, ctx, trailing_unknown)
     if spec.hook:
         hooks.get(spec.hook)(inv, ctx)
+
+
+def _with_double_dash(inv: Invocation) -> str:
+    """The inner command's text with `--` before its first operand (or at its end)."""
+    texts = [w.text for w in inv.words]
+    at = inv.words.index(inv.positionals[0]) if inv.positionals else len(texts)
+    return " ".join(texts[:at] + ["--"] + texts[at:])
 
 
 def _check_positionals(inv: Invocation, ctx: Context, trailing_unknown: bool) -> None:
@@ -357,7 +398,7 @@ def _check_positionals(inv: Invocation, ctx: Context, trailing_unknown: bool) ->
         anchor = inv.words[0].span
         ctx.deny("BP404", anchor,
                  f"`{spec.display}` gets extra operands from standard input, which could be read as flags",
-                 f"put `--` before the operands of {spec.display}, e.g. `xargs {spec.display} --`")
+                 f"put `--` before the operands of {spec.display}: `xargs {_with_double_dash(inv)}`")
     if role == "none" and pos:
         ctx.deny("BP406", pos[0].span, f"`{spec.display}` takes no operands here",
                  f"drop `{pos[0].text}`")
@@ -375,7 +416,7 @@ def _check_positionals(inv: Invocation, ctx: Context, trailing_unknown: bool) ->
             elif expanding:
                 ctx.deny("BP203", culprit.span,
                          f"`{culprit.text}` may expand to more operands than `{spec.display}` takes "
-                         f"({limit})", "write the operand literally")
+                         f"({limit})", f"quote it so it stays one word: `'{culprit.text}'`")
             else:
                 ctx.deny("BP406", culprit.span,
                          f"`{spec.display}` takes at most {limit} operand{'s' if limit != 1 else ''}",

@@ -1,0 +1,37 @@
+"""Hints for denials agents hit often must name a rewrite, and the rewrite must pass."""
+
+import pytest
+
+from bash_policy.engine import check
+
+# (denied command, the hint's rewrite, the command with that rewrite applied)
+CASES = [
+    ("find . -name '*.ts' | xargs grep -l foo", "xargs grep -l -- foo",
+     "find . -name '*.ts' | xargs grep -l -- foo"),
+    ("git ls-files -z | xargs -0 wc -l", "xargs wc -l --", "git ls-files -z | xargs -0 wc -l --"),
+    ("grep -rn TODO --include=*.go .", "--include='*.go'", "grep -rn TODO --include='*.go' ."),
+    ("grep -rn x --exclude-dir={node_modules,dist} .", "--exclude-dir=node_modules --exclude-dir=dist",
+     "grep -rn x --exclude-dir=node_modules --exclude-dir=dist ."),
+    ("echo $PATH", "printenv PATH", "printenv PATH"),
+    ('echo "${HOME}"', "printenv HOME", "printenv HOME"),
+    ("gh api repos/o/r/issues?state=open", "'repos/o/r/issues?state=open'",
+     "gh api 'repos/o/r/issues?state=open'"),
+]
+
+
+@pytest.mark.parametrize("denied, rewrite, fixed", CASES)
+def test_hint_names_a_rewrite_that_passes(denied, rewrite, fixed):
+    verdict = check(denied)
+    assert not verdict.allowed
+    assert any(f"`{rewrite}`" in d.hint for d in verdict.denials), [d.hint for d in verdict.denials]
+    assert check(fixed).allowed
+
+
+def test_subcommand_hint_lists_only_allowed_subcommands():
+    hint = check("npm outdated").denials[0].hint
+    assert "ls" in hint and "install" not in hint and "run" not in hint
+
+
+def test_complex_expansions_keep_the_generic_hint():
+    assert check("echo ${HOME:-x}").denials[0].hint == "write the value literally"
+    assert check("ls {a,{b,c}}").denials[0].hint == "write the words out, or quote the braces"
