@@ -235,24 +235,38 @@ class _Builder:
         between blanks; anything else is text the parser did not account for.
         """
         words: list[Word] = []
+        starts = [self.word_start(node) for node in nodes]
         i = 0
         while i < len(nodes):
-            start = nodes[i].start_byte
+            start = starts[i]
             end = nodes[i].end_byte
             j = i + 1
             while j < len(nodes):
-                gap = self.text(end, nodes[j].start_byte)
+                gap = self.text(end, starts[j])
                 if _JOIN_GAP.fullmatch(gap):
                     end = nodes[j].end_byte
                     j += 1
-                elif _BLANK_GAP.fullmatch(self.uncovered(end, nodes[j].start_byte, covered)):
+                elif _BLANK_GAP.fullmatch(self.uncovered(end, starts[j], covered)):
                     break
                 else:
-                    raise _Problem("BP100", self.span_bytes(end, nodes[j].start_byte),
+                    raise _Problem("BP100", self.span_bytes(end, starts[j]),
                                    "the parser skipped text here")
             words.append(self.word(start, end))
             i = j
         return words
+
+    def word_start(self, node) -> int:
+        """Where a word really starts: tree-sitter leaves escaped blanks that
+        begin a word (`\\ c`) out of its node, but bash reads them as part of it."""
+        start = node.start_byte
+        while start >= 2 and self.raw[start - 1] in b" \t":
+            slashes = 0
+            while start - 2 - slashes >= 0 and self.raw[start - 2 - slashes] == 0x5C:
+                slashes += 1
+            if slashes % 2 == 0:
+                break
+            start -= 2
+        return start
 
     def uncovered(self, a: int, b: int, covered) -> str:
         """Text of bytes [a, b) with the covered ranges replaced by blanks."""

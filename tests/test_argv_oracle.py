@@ -20,6 +20,7 @@ BASH_POLICY_ORACLE_EXAMPLES=N runs N examples instead of the default 5,000.
 
 from __future__ import annotations
 
+import itertools
 import os
 import string
 import tempfile
@@ -225,7 +226,7 @@ def sandbox():
         yield StubBin(root / "stubs", PROGRAMS), root
 
 
-_COUNTER = iter(range(10**9))
+_COUNTER = itertools.count()
 
 
 def assert_bash_agrees(command: str, stubs: StubBin, root: Path) -> bool:
@@ -253,13 +254,18 @@ def assert_bash_agrees(command: str, stubs: StubBin, root: Path) -> bool:
     "! rg x || head -2 && rg y",
     "rg x 'a''' \"\" \\'",
     "rg x=~/a a=b:~/c -- ~",
+    "rg x </dev/null\\\n--",
+    "echo -n 'a  b' \\ c",
+    "[ -f x ] && printf '%s\\n' a",
+    "rg x <<'EOF'\n$(id) `id`\nEOF",
 ])
 def test_known_tricky_commands(sandbox, command):
     stubs, root = sandbox
     assert assert_bash_agrees(command, stubs, root), render_text(check(command, POLICY))
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize="BASH_POLICY_ORACLE_EXAMPLES" not in os.environ,
+@settings(max_examples=EXAMPLES, deadline=None,
+          derandomize="BASH_POLICY_ORACLE_EXAMPLES" not in os.environ,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
 @given(command=command_line())
