@@ -45,6 +45,10 @@ ENV_SET: dict[str, str] = {
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_PROXY_COMMAND": "",        # set and empty: core.gitProxy is ignored, no proxy runs
     "GH_PROMPT_DISABLED": "1",
+    # `npm ls`/`npm view` write a debug log (to a project .npmrc's logs-dir) and
+    # check the registry for updates; env beats .npmrc (npm 11.19.1, tried).
+    "npm_config_logs_max": "0",
+    "npm_config_update_notifier": "false",
 }
 # Variables removed: each would run a program, override the settings above,
 # or make bash resolve `cd` or a name differently from the checker.
