@@ -102,6 +102,11 @@ CODES: dict[str, Code] = {c.code: c for c in (
          "A segment that only assigns variables.",
          "An assignment changes the shell's state for every later command (PATH, IFS, pagers).",
          "PAGER=sh", "Drop the assignment."),
+    Code("BP304", "needs-environment",
+         "A program that is read-only only when a variable turns off an effect it has by default.",
+         "`go version` downloads and runs the toolchain that go.mod names unless GOTOOLCHAIN=local.",
+         "go version", "Prefix the command with the variable the message names: "
+         "`GOTOOLCHAIN=local go version`."),
     Code("BP400", "denied-flag",
          "A flag that runs a program, writes a file, uses the network, changes state or hangs.",
          "Read-only tools have flags that do much more than shape output.",

@@ -78,6 +78,8 @@ class Context:
         self.denials: list[Denial] = []
         self.notes: list[str] = []
         self.segment: int | None = None
+        # The literal per-command assignments of the segment being checked.
+        self.assignments: dict[str, str | None] = {}
         self.segments: tuple[Segment, ...] = ()  # the whole script, for hooks that follow `cd`
 
     def deny(self, code: str, span: Span, message: str, hint: str, effect: str | None = None):
@@ -178,6 +180,7 @@ def _screen(command: str, ctx: Context) -> bool:
 
 
 def check_segment(segment: Segment, ctx: Context) -> None:
+    ctx.assignments = {a.name: a.value.value for a in segment.assignments}
     for assignment in segment.assignments:
         _check_assignment(assignment, ctx)
     for redirect in segment.redirects:
@@ -291,6 +294,10 @@ def check_argv(words: tuple[Word, ...], ctx: Context, trailing_unknown: bool = F
 def evaluate(spec: CommandSpec, words: tuple[Word, ...], start: int, ctx: Context,
              trailing_unknown: bool = False) -> None:
     """Read `words[start:]` with `spec`'s option grammar, then judge it."""
+    for name, (values, effect) in spec.requires_env.items():
+        if ctx.assignments.get(name) not in values:
+            ctx.deny("BP304", words[start - 1].span, f"`{spec.display}` {effect.why}",
+                     effect.fix or f"prefix the command with {name}={values[0]}", effect.category)
     inv = Invocation(spec, words)
     i = start
     n = len(words)

@@ -77,6 +77,8 @@ class CommandSpec:
     hook: str | None = None
     numeric_flag: bool = False
     double_dash: bool = True
+    # Variables the command must set to stay read-only, with their allowed values.
+    requires_env: Mapping[str, tuple[tuple[str, ...], Effect]] = field(default_factory=dict)
 
     @property
     def display(self) -> str:
@@ -129,6 +131,7 @@ def _effect(table: Any, where: str) -> Effect:
 _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
+    "requires_env",
 }
 
 
@@ -179,6 +182,15 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         raise SpecError(f"{where}.positionals: required: say what the operands are "
                         f"(\"read\", \"none\", \"command\" or \"hook\")")
     positionals = _positionals(table.get("positionals", "none"), f"{where}.positionals")
+    requires_env = {}
+    for var, req in dict(table.get("requires_env", {})).items():
+        here = f"{where}.requires_env.{var}"
+        if not isinstance(req, Mapping):
+            raise SpecError(f"{here}: expected a table with values, effect, why")
+        values = tuple(_list_of_str(req.get("values"), f"{here}.values"))
+        if not values:
+            raise SpecError(f"{here}.values: list at least one value")
+        requires_env[var] = (values, _effect({k: v for k, v in req.items() if k != "values"}, here))
     hook = table.get("hook")
     if hook is not None and not isinstance(hook, str):
         raise SpecError(f"{where}.hook: must be a string")
@@ -195,6 +207,7 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         denied=denied,
         hook=hook,
         numeric_flag=bool(table.get("numeric_flag", False)),
+        requires_env=MappingProxyType(requires_env),
         double_dash=bool(table.get("double_dash", True)),
     )
 
