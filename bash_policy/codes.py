@@ -155,7 +155,8 @@ CODES: dict[str, Code] = {c.code: c for c in (
          "A git command whose repository config (or an included file, a submodule's config, a "
          "post-index-change hook) names a program git runs: core.fsmonitor, core.pager, pager.<cmd>, "
          "diff.external, diff/filter/merge drivers, gpg.program, credential helpers and the like; "
-         "also git after a `cd` whose target the checker cannot resolve.",
+         "cargo or rustc under a rust-toolchain file that rustup would install; "
+         "also either after a `cd` whose target the checker cannot resolve.",
          "A repository's own config can make plain `git status` or `git diff` run a program; a "
          "directory can hold a crafted repository.",
          "git status  (in a repository whose .git/config sets core.fsmonitor)",

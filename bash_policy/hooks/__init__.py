@@ -13,6 +13,7 @@ from typing import Callable
 
 # hook name -> "module:function", imported on first use.
 REGISTRY: dict[str, str] = {
+    "rust_toolchain_file": "toolchain:rust_toolchain_file",
     "cd_target": "cd:cd_target",
     "git_repo_config": "repository:git_repo_config",
     "sed_script": "sed:check",

@@ -1,0 +1,56 @@
+"""cargo and rustc: deny when a rust-toolchain file can make rustup install a toolchain.
+
+On most machines `cargo` and `rustc` are rustup proxies.  A proxy reads
+`rust-toolchain.toml` (or `rust-toolchain`) in the directory it runs in or
+any parent, and installs the toolchain it names when it is missing
+(rustup book, "Overrides" and "Toolchain file"; automatic installation is the
+default again since rustup 1.28.1): network access and writes to ~/.rustup
+from `cargo --version`.  That file is repository content, invisible in the
+command text, so it is looked for in every directory the segment may run in.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .cd import directories
+
+_FILES = ("rust-toolchain.toml", "rust-toolchain")
+_NO_CWD_NOTE = ("rust-toolchain files were not looked for: no working directory was given "
+                "(check(cmd, cwd=DIR) or --cwd DIR)")
+
+
+def _toolchain_file(directory: str) -> str | None:
+    directory = os.path.realpath(directory)
+    while True:
+        for name in _FILES:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path):
+                return path
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def rust_toolchain_file(inv, ctx) -> None:
+    anchor = inv.words[0].span
+    program = inv.spec.path[0]
+    for directory in directories(ctx):
+        if directory is None:
+            if ctx.cwd is None:
+                if _NO_CWD_NOTE not in ctx.notes:
+                    ctx.notes.append(_NO_CWD_NOTE)
+            else:
+                ctx.deny("BP601", anchor,
+                         f"`{program}` may run in a directory the checker cannot resolve, where a "
+                         "rust-toolchain file could make rustup install a toolchain",
+                         "cd to an absolute path first", "network")
+            continue
+        found = _toolchain_file(directory)
+        if found:
+            ctx.deny("BP601", anchor,
+                     f"`{program}` runs through rustup, which installs the toolchain that {found} "
+                     "names when it is missing (network access, writes to ~/.rustup)",
+                     f"read the file instead (cat {found}); run {program} after leaving plan mode",
+                     "network")
