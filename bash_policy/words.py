@@ -42,7 +42,58 @@ class WordSyntaxError(ValueError):
 
 
 def scan_word(text: str, start: int = 0) -> Word:
-    """Return the `Word` for raw source `text` found at offset `start`."""
+    """Return the `Word` for raw source `text` found at offset `start`.
+
+    bash deletes each backslash-newline pair outside single quotes before it
+    reads the word (bash(1), QUOTING), so `$\\<newline>--` is the parameter
+    `$-`: the pairs are removed first and spans mapped back to the raw text.
+    """
+    if "\\\n" not in text:
+        return _scan(text, start, None)
+    clean, where = _join_continuations(text)
+    try:
+        word = _scan(clean, 0, where)
+    except WordSyntaxError as error:
+        raise WordSyntaxError(str(error), start + where[min(error.offset, len(clean))]) from None
+    shift = [Expansion(e.kind, Span(start + e.span.start, start + e.span.end)) for e in word.expansions]
+    return Word(text, Span(start, start + len(text)), word.value, tuple(shift), word.prefix)
+
+
+def _join_continuations(text: str) -> tuple[str, list[int]]:
+    """`text` without backslash-newline pairs outside single quotes, and for
+    each remaining character (plus the end) its index in `text`."""
+    out: list[str] = []
+    where: list[int] = []
+    quote = ""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if quote == "'":
+            if c == "'":
+                quote = ""
+        elif c == "\\" and i + 1 < n:
+            if text[i + 1] == "\n":
+                i += 2
+                continue
+            out.append(c)
+            where.append(i)
+            i += 1
+            c = text[i]
+        elif quote == "$'":
+            if c == "'":
+                quote = ""
+        elif c == '"':
+            quote = "" if quote == '"' else '"'
+        elif c == "'" and not quote:
+            quote = "$'" if out and out[-1] == "$" else "'"
+        out.append(c)
+        where.append(i)
+        i += 1
+    where.append(n)
+    return "".join(out), where
+
+
+def _scan(text: str, start: int, where: list[int] | None) -> Word:
     out: list[str] = []
     expansions: list[Expansion] = []
     prefix: str | None = None
@@ -54,6 +105,8 @@ def scan_word(text: str, start: int = 0) -> Word:
         nonlocal prefix
         if prefix is None:
             prefix = "".join(out)
+        if where is not None:
+            a, b = where[a], where[min(b, len(where) - 1)]
         expansions.append(Expansion(kind, Span(start + a, start + b)))
 
     while i < n:

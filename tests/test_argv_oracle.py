@@ -270,6 +270,7 @@ def test_known_tricky_commands(sandbox, command):
                                  HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
 @given(command=command_line())
 @example(command="! gh api </dev/null\\\n'\n' 2>/dev/null # a comment; rg --pre x")
+@example(command="! LC_ALL=C \\[ | LC_ALL=C b2sum -b -- $\\\n-- -b # a comment; rg --pre x")
 @example(command="! \\[ '' '' '' '' </dev/null\\\n-- # a comment; rg --pre x")
 def test_bash_passes_the_argv_the_checker_read(sandbox, command):
     stubs, root = sandbox

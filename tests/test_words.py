@@ -55,6 +55,24 @@ def test_expansions(raw, kind):
     assert kind in {e.kind for e in word.expansions}
 
 
+@pytest.mark.parametrize("raw, kind", [
+    ("$\\\n--", PARAMETER),       # bash joins the lines first: `$-`
+    ("$\\\n(id)", COMMAND_SUB),
+    ('"$\\\nHOME"', PARAMETER),
+    ("x\\\n*", GLOB),
+    ("~\\\n/x", TILDE),
+])
+def test_continuations_are_joined_before_the_word_is_read(raw, kind):
+    word = scan_word(raw, start=3)
+    assert word.value is None
+    assert kind in {e.kind for e in word.expansions}
+    assert all(3 <= e.span.start < e.span.end <= 3 + len(raw) for e in word.expansions)
+
+
+def test_continuation_inside_single_quotes_is_literal():
+    assert scan_word("'a\\\nb'").value == "a\\\nb"
+
+
 def test_tilde_after_equals_only_in_assignment_like_words():
     assert scan_word("--file=~/x").value == "--file=~/x"
     assert scan_word("a=~/x").value is None
