@@ -42,15 +42,13 @@ NETWORK_PROGRAMS = frozenset({"gh", "curl", "wget", "dig", "host", "nslookup", "
 NETWORK_USES = (("npm", "view"), ("npm", "info"), ("npm", "show"), ("npm", "outdated"),
                 ("npm", "search"), ("pip", "list", "--outdated"), ("pip", "list", "-o"),
                 ("pip", "index"), ("cargo", "search"), ("git", "ls-remote"))
-# Allowed corpus commands the oracle caught with a real effect: findings to fix in the
-# specs, kept visible as xfails (the test fails once the effect is gone: drop the entry).
+# Programs whose allowed uses the oracle caught with a real effect: findings to fix in
+# their specs, kept visible as xfails (`npm --version` and the like have no effect: pass).
 KNOWN_EFFECTS = {
-    "npm ls": "npm writes ~/.npm/_logs/*-debug-0.log and its update notifier connects "
-              "to the registry",
-    "npm ls --all --json": "as npm ls", "npm list --depth 1": "as npm ls",
-    "npm ls --omit dev": "as npm ls",
-    "java -version": "the JVM writes its perf-data file /tmp/hsperfdata_USER/PID",
-    "java --version": "as java -version",
+    "npm": "every npm command writes ~/.npm/_logs/*-debug-0.log, and its update notifier "
+           "connects to the registry (npm 9, Debian)",
+    "java": "the JVM writes its perf-data file /tmp/hsperfdata_USER/PID (-XX:-UsePerfData "
+            "avoids it)",
 }
 # Programs a whitelisted program legitimately starts (path prefixes), by the starter's name:
 # git's own commands; Debian's egrep and fgrep are scripts that run grep; xargs with
@@ -221,9 +219,9 @@ def test_allowed_command_only_reads(case, observations):
         pytest.skip(reason)
     results, _ = observations
     found = violations(verdict, results[_case_id(case)])
-    if case.command in KNOWN_EFFECTS:
-        assert found, f"the effect is gone: drop {case.command!r} from KNOWN_EFFECTS"
-        pytest.xfail(KNOWN_EFFECTS[case.command])
+    known = [KNOWN_EFFECTS[p] for p in _programs_named(verdict) if p in KNOWN_EFFECTS]
+    if known and found:
+        pytest.xfail(f"{known[0]}: {found}")
     assert found == {}, case.command
 
 
