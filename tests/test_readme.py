@@ -28,3 +28,10 @@ def test_readme_check_examples_give_documented_verdicts():
     verdict = check("rg --pre cat x")
     assert not verdict.allowed and verdict.denials[0].code == "BP400" and verdict.denials[0].hint
     assert 'rg -n "foo bar" src | head -20' in first and "rg --pre cat x" in first
+
+
+def test_readme_example_output_is_what_the_cli_prints():
+    from bash_policy.render import text
+
+    shown = re.search(r"```\n\$ bash-policy check 'rg --pre cat x'\n(.*?)\n```", README, re.S)[1]
+    assert shown == text(check("rg --pre cat x"))
