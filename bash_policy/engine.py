@@ -183,8 +183,11 @@ def check_segment(segment: Segment, ctx: Context) -> None:
     ctx.assignments = {a.name: a.value.value for a in segment.assignments}
     for assignment in segment.assignments:
         _check_assignment(assignment, ctx)
+    opened = {0, 1, 2}  # descriptors this command line can name: standard ones, then its own
     for redirect in segment.redirects:
-        _check_redirect(redirect, ctx)
+        _check_redirect(redirect, ctx, opened)
+        if redirect.fd is not None:
+            opened.add(redirect.fd)
     if ctx.policy.scope_roots:
         check_scope(segment, ctx)
     if not segment.words:
@@ -215,7 +218,7 @@ def _check_assignment(assignment, ctx: Context) -> None:
                  f"write {assignment.name}={allowed[0]} or drop it")
 
 
-def _check_redirect(redirect, ctx: Context) -> None:
+def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
     op, target = redirect.op, redirect.target
     if op in ("<<", "<<-"):
         body = redirect.body or ""
@@ -239,7 +242,15 @@ def _check_redirect(redirect, ctx: Context) -> None:
         return
     path = target.value
     if op in (">&", "<&") and (path.isdigit() or (path[:-1].isdigit() and path.endswith("-"))):
-        return  # duplicating or moving a descriptor opens nothing
+        source_fd = int(path.rstrip("-"))
+        if op == ">&" and source_fd not in opened:
+            # Another descriptor may be a file the harness holds open for writing.
+            ctx.deny("BP500", redirect.span,
+                     f"`{ctx.source[redirect.span.start:redirect.span.end]}` writes to descriptor "
+                     f"{source_fd}, which this command did not open: it may be a file the caller "
+                     "holds open", "redirect to the standard streams only (2>&1, >&2) or to /dev/null",
+                     "write")
+        return  # duplicating or moving a standard or own descriptor opens nothing
     if op == "<<<":
         return
     if op in ("<", "<&"):

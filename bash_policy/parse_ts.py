@@ -39,6 +39,7 @@ _WORD_TYPES = {"word", "string", "raw_string", "concatenation", "number", "simpl
 _REDIRECT_TYPES = {"file_redirect", "herestring_redirect", "heredoc_redirect"}
 # Gaps between tokens may hold only blanks and backslash-newline pairs.
 _BLANK_GAP = re.compile(r"(?:[ \t]|\\\n)*")
+_OPERATOR_CHARS = frozenset("|&;<>()")
 _FD_VARIABLE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 _JOIN_GAP = re.compile(r"(?:\\\n)*")
 _GAP_WITH_NEWLINES = re.compile(r"(?:[ \t\n]|\\\n)*")
@@ -174,6 +175,41 @@ class _Builder:
                 what = _CONSTRUCTS.get(kind, f"this construct ({kind})")
                 self.problem("BP101", node, f"{what} is outside what plan mode can check",
                              "write a flat command: simple commands joined by |, &&, || or ;")
+
+    def check_continuations(self, root) -> None:
+        """bash deletes every backslash-newline before it splits tokens, so one
+        between two characters can join them into a different token (`&` and
+        `&` into `&&`, `2` and `>` into `2>`).  Inside a word the scanner joins
+        them too; between operators the parsers may split what bash joins, so
+        deny.  Comments and here-document bodies keep theirs."""
+        exempt = []
+        for seg in self.segments:
+            exempt += [w.span for w in seg.words] + [a.span for a in seg.assignments]
+            exempt += [r.target.span for r in seg.redirects if r.target is not None]
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type in ("comment", "heredoc_body"):
+                exempt.append(self.span(node))
+            else:
+                stack.extend(node.children)
+        source = self.source
+        at = source.find("\\\n")
+        while at >= 0:
+            run = len(source[:at]) - len(source[:at].rstrip("\\"))
+            before = source[at - 1] if at > 0 else " "
+            after = source[at + 2] if at + 2 < len(source) else " "
+            if after in _OPERATOR_CHARS:  # `&&`, `>>`, `2>`, `{fd}>`: a different token
+                joins = before in _OPERATOR_CHARS or before.isdigit() or before == "}"
+            else:  # `>file` reads as `> file`; two word parts must lie inside one word
+                joins = before not in _OPERATOR_CHARS and before not in " \t\n" and after not in " \t\n"
+            if run % 2 == 0 and joins and not any(sp.start <= at < sp.end for sp in exempt):
+                self.problem("BP100", Span(at, at + 2),
+                             "this line continuation joins the text on both sides into one token, "
+                             "which the parsers may read differently from bash",
+                             "put a space before the backslash, or write the command on one line")
+                return
+            at = source.find("\\\n", at + 2)
 
     def bracket_test(self, node, joiner: str, redirects) -> None:
         """`[ … ]` is the command `[` with its words: tree-sitter parses it as an
@@ -356,4 +392,6 @@ def parse(source: str) -> Script:
     builder = _Builder(source)
     tree = _PARSER.parse(builder.raw)
     builder.build(tree.root_node)
+    if "\\\n" in source and not builder.problems:
+        builder.check_continuations(tree.root_node)
     return Script(source, tuple(builder.segments), tuple(builder.problems))

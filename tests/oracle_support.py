@@ -104,7 +104,7 @@ def segments_that_run(verdict: Verdict, cwd: Path) -> tuple[list[int], int]:
     many input redirections fail (their file does not exist in `cwd`).
 
     Pipelines are runs of segments joined by `|`/`|&`; `&&`/`||` look at the
-    last pipeline's status: 0, or 1 when its last command's input redirection
+    last pipeline's status: 0, or 1 when a redirection of its last command
     failed, flipped when the pipeline is negated.
     """
     pipelines: list[list[int]] = []
@@ -121,7 +121,8 @@ def segments_that_run(verdict: Verdict, cwd: Path) -> tuple[list[int], int]:
         if joiner == "&&" and status != 0 or joiner == "||" and status == 0:
             continue
         failed = [_input_missing(verdict.segments[m], cwd) for m in members]
-        failures += sum(failed)
+        failures += sum(f and _reports_failure(verdict.segments[m], cwd)
+                        for m, f in zip(members, failed))
         ran.extend(m for m, f in zip(members, failed) if verdict.segments[m].words and not f)
         status = 1 if failed[-1] else 0
         if verdict.segments[members[0]].negated:
@@ -129,19 +130,43 @@ def segments_that_run(verdict: Verdict, cwd: Path) -> tuple[list[int], int]:
     return ran, failures
 
 
-_MISSING_INPUT = re.compile(r"/bin/bash: line \d+: .*?: No such file or directory\n", re.DOTALL)
+_MISSING_INPUT = re.compile(
+    r"/bin/bash: line \d+: .*?: (No such file or directory|Bad file descriptor)\n", re.DOTALL)
+
+
+def _fails(redirect, cwd: Path) -> bool:
+    """Whether bash fails this redirection: input from a missing file, or a
+    copy of a descriptor that is not open (only 0, 1 and 2 are)."""
+    target = redirect.target.value if redirect.target is not None else None
+    if target is None:
+        return False
+    if redirect.op == "<":
+        return not (cwd / target).exists()
+    return redirect.op in (">&", "<&") and target.isdigit() and int(target) > 2
 
 
 def _input_missing(segment, cwd: Path) -> bool:
-    return any(r.op == "<" and r.target is not None and r.target.value is not None
-               and not (cwd / r.target.value).exists() for r in segment.redirects)
+    return any(_fails(r, cwd) for r in segment.redirects)
+
+
+def _reports_failure(segment, cwd: Path) -> bool:
+    """Whether bash's message about the first failing redirection reaches
+    stderr: redirections apply left to right, so an earlier `2>…` or `&>…`
+    sends it elsewhere."""
+    for r in segment.redirects:
+        if _fails(r, cwd):
+            return True
+        if r.op in ("&>", "&>>") or (r.fd == 2 and r.op in (">", ">>", ">|", ">&")):
+            return False
+    return True
 
 
 def argv_mismatches(verdict: Verdict, run: Run) -> list[str]:
     """How what bash did differs from the checker's segments ([] if equal).
 
-    bash's stderr may only hold the failures of input redirections from
-    missing files, which the checker reads but cannot know will fail.
+    bash's stderr may only hold the failures of redirections (input from a
+    missing file, a copy of a closed descriptor), which the checker reads but
+    cannot know will fail.
 
     A word the checker could not know (a glob or `~`) must become exactly one
     argument that starts with the word's literal prefix: the oracle runs in an

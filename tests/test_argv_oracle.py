@@ -269,7 +269,9 @@ def test_known_tricky_commands(sandbox, command):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
 @given(command=command_line())
+@example(command="! b2sum -b -b 2>&1\\\n2>/dev/null # a comment; rg --pre x")
 @example(command="! gh api </dev/null\\\n'\n' 2>/dev/null # a comment; rg --pre x")
+@example(command="! LC_ALL=C b2sum 2>/dev/null </dev/null\\\n-b # a comment; rg --pre x")
 @example(command="! LC_ALL=C \\[ | LC_ALL=C b2sum -b -- $\\\n-- -b # a comment; rg --pre x")
 @example(command="! \\[ '' '' '' '' </dev/null\\\n-- # a comment; rg --pre x")
 def test_bash_passes_the_argv_the_checker_read(sandbox, command):
