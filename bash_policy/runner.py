@@ -62,8 +62,15 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         cwd=cwd, env=run_env, start_new_session=True, close_fds=True,
     )
+    deadline = time.monotonic() + timeout
     try:
         out, err, timed_out, truncated = _collect(proc, timeout, max_output)
+        if not (timed_out or truncated):
+            # Both pipes closed: let bash exit by itself before anything is killed.
+            try:
+                proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                timed_out = True
     finally:
         _kill_group(proc)
         proc.stdout.close()
