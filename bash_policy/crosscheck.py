@@ -13,6 +13,9 @@ they need no second opinion, and bashlex is slow to import and to parse.
 
 from __future__ import annotations
 
+import importlib.util
+import re
+import sys
 from dataclasses import dataclass
 
 from .model import Script, Segment, Span
@@ -95,12 +98,99 @@ def compare(tree_sitter: Script, bashlex: Script) -> Difference | None:
     return None
 
 
+# The plain subset: one line of words made of these characters, operators and
+# the commonest redirections, each separated by spaces.  bash splits such text
+# at the spaces and nowhere else (no quotes, escapes, expansions, globs,
+# comments or reserved words), so str.split() reads it exactly as bash does.
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_./:,+=@%-]+")
+_PLAIN_REDIRECT = re.compile(r"(?:(?P<fd>[0-9])?(?P<op>>>?)(?P<file>/dev/null)"
+                             r"|(?P<dfd>[0-9])?>&(?P<dup>[0-9])|&>(?P<all>/dev/null))")
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
+_JOINERS = {"|", "||", "&&", ";"}
+_RESERVED = {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
+             "until", "do", "done", "in", "function", "time", "coproc"}
+
+
+def plain_reading(source: str) -> list[tuple] | None:
+    """bash's reading of `source` if it lies in the plain subset, else None."""
+    if not source.strip(" ") or not source.isprintable():  # newlines, tabs, controls
+        return None
+    segments: list[tuple] = []
+    joiner = ""
+    current: list[str] = []
+    for token in source.split(" ") + [";"]:
+        if not token:
+            continue
+        if token in _JOINERS:
+            if not current:
+                return None
+            segment = _plain_segment(current, joiner)
+            if segment is None:
+                return None
+            segments.append(segment)
+            joiner, current = token, []
+        else:
+            current.append(token)
+    return segments
+
+
+def _plain_segment(tokens: list[str], joiner: str) -> tuple | None:
+    assignments, argv, redirects = [], [], []
+    for token in tokens:
+        redirect = _PLAIN_REDIRECT.fullmatch(token)
+        if redirect:
+            if redirect["file"]:
+                fd = int(redirect["fd"]) if redirect["fd"] else None
+                redirects.append((fd, redirect["op"], redirect["file"]))
+            elif redirect["dup"]:
+                fd = int(redirect["dfd"]) if redirect["dfd"] else None
+                redirects.append((fd, ">&", redirect["dup"]))
+            else:
+                redirects.append((None, "&>", redirect["all"]))
+            continue
+        if not _PLAIN_WORD.fullmatch(token):
+            return None
+        assignment = _ASSIGNMENT.fullmatch(token) if not argv else None
+        if assignment:
+            assignments.append((assignment[1], assignment[2]))
+        else:
+            if not argv and token in _RESERVED:
+                return None
+            argv.append(token)
+    return (joiner, tuple(assignments), tuple(argv), tuple(redirects))
+
+
+def _model_reading(script: Script) -> list[tuple]:
+    return [
+        (seg.joiner, tuple((a.name, a.value.value) for a in seg.assignments),
+         tuple(w.value for w in seg.words),
+         tuple((r.fd, r.op, r.target.value if r.target else None) for r in seg.redirects))
+        for seg in script.segments
+    ]
+
+
+def _bashlex_installed() -> bool:
+    if "bashlex" in sys.modules:
+        return sys.modules["bashlex"] is not None
+    return importlib.util.find_spec("bashlex") is not None
+
+
 def cross_check(script: Script, ctx) -> None:
-    """Re-read `script.source` with bashlex; deny (BP106) on any difference."""
+    """Re-read `script.source` with a second reader; deny (BP106) on any difference.
+
+    Plain text (`plain_reading`) is read by splitting at spaces, which is
+    exact for it; everything else by bashlex.  A plain reading that differs
+    is not a verdict: bashlex then decides.
+    """
     mode = ctx.policy.crosscheck
     if mode == "off":
         ctx.notes.append("cross-check: off")
         return
+    if mode == "auto" or _bashlex_installed():
+        plain = plain_reading(script.source)
+        if plain is not None and plain == _model_reading(script):
+            ctx.notes.append("cross-check: plain-text reading agreed")
+            return
     try:
         from . import parse_bashlex
     except ModuleNotFoundError as error:
