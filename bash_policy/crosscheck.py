@@ -98,46 +98,74 @@ def compare(tree_sitter: Script, bashlex: Script) -> Difference | None:
     return None
 
 
-# The plain subset: one line of words made of these characters, operators and
-# the commonest redirections, each separated by spaces.  bash splits such text
-# at the spaces and nowhere else (no quotes, escapes, expansions, globs,
-# comments or reserved words), so str.split() reads it exactly as bash does.
-_PLAIN_WORD = re.compile(r"[A-Za-z0-9_./:,+=@%-]+")
+# The plain subset: one line of words, operators and the commonest
+# redirections separated by spaces, where a word is made of the characters
+# below and of quoted strings: '…' with anything but `'`, "…" with anything
+# but `"`, `$`, backquote and backslash.  bash splits such a line at its
+# unquoted spaces and removes the quotes, nothing else (no escapes,
+# expansions, globs, comments or reserved words), so this reader is exact.
+_PLAIN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:,+=@%-")
 _PLAIN_REDIRECT = re.compile(r"(?:(?P<fd>[0-9])?(?P<op>>>?)(?P<file>/dev/null)"
                              r"|(?P<dfd>[0-9])?>&(?P<dup>[0-9])|&>(?P<all>/dev/null))")
-_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 _JOINERS = {"|", "||", "&&", ";"}
 _RESERVED = {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
              "until", "do", "done", "in", "function", "time", "coproc"}
+
+
+def _plain_tokens(source: str) -> list[tuple[str, str, bool]] | None:
+    """(raw text, value, whether any of it was quoted) for each token, or None."""
+    tokens: list[tuple[str, str, bool]] = []
+    i, n = 0, len(source)
+    while i < n:
+        if source[i] == " ":
+            i += 1
+            continue
+        start, value, quoted = i, [], False
+        while i < n and source[i] != " ":
+            ch = source[i]
+            if ch in "'\"":
+                end = source.find(ch, i + 1)
+                if end < 0 or (ch == '"' and any(c in source[i + 1:end] for c in "$`\\")):
+                    return None
+                value.append(source[i + 1:end])
+                quoted = True
+                i = end + 1
+            else:
+                value.append(ch)
+                i += 1
+        tokens.append((source[start:i], "".join(value), quoted))
+    return tokens
 
 
 def plain_reading(source: str) -> list[tuple] | None:
     """bash's reading of `source` if it lies in the plain subset, else None."""
     if not source.strip(" ") or not source.isprintable():  # newlines, tabs, controls
         return None
+    tokens = _plain_tokens(source)
+    if tokens is None:
+        return None
     segments: list[tuple] = []
     joiner = ""
-    current: list[str] = []
-    for token in source.split(" ") + [";"]:
-        if not token:
-            continue
-        if token in _JOINERS:
+    current: list[tuple[str, str, bool]] = []
+    for token in tokens + [(";", ";", False)]:
+        if token[0] in _JOINERS:
             if not current:
                 return None
             segment = _plain_segment(current, joiner)
             if segment is None:
                 return None
             segments.append(segment)
-            joiner, current = token, []
+            joiner, current = token[0], []
         else:
             current.append(token)
     return segments
 
 
-def _plain_segment(tokens: list[str], joiner: str) -> tuple | None:
+def _plain_segment(tokens, joiner: str) -> tuple | None:
     assignments, argv, redirects = [], [], []
-    for token in tokens:
-        redirect = _PLAIN_REDIRECT.fullmatch(token)
+    for raw, value, quoted in tokens:
+        redirect = None if quoted else _PLAIN_REDIRECT.fullmatch(raw)
         if redirect:
             if redirect["file"]:
                 fd = int(redirect["fd"]) if redirect["fd"] else None
@@ -148,16 +176,21 @@ def _plain_segment(tokens: list[str], joiner: str) -> tuple | None:
             else:
                 redirects.append((None, "&>", redirect["all"]))
             continue
-        if not _PLAIN_WORD.fullmatch(token):
+        unquoted = _unquoted_parts(raw)
+        if any(ch not in _PLAIN_CHARS for ch in unquoted):
             return None
-        assignment = _ASSIGNMENT.fullmatch(token) if not argv else None
+        assignment = _ASSIGNMENT.match(raw) if not argv else None
         if assignment:
-            assignments.append((assignment[1], assignment[2]))
+            assignments.append((assignment[1], value[len(assignment[0]):]))
         else:
-            if not argv and token in _RESERVED:
+            if not argv and value in _RESERVED:
                 return None
-            argv.append(token)
+            argv.append(value)
     return (joiner, tuple(assignments), tuple(argv), tuple(redirects))
+
+
+def _unquoted_parts(raw: str) -> str:
+    return re.sub(r"'[^']*'|\"[^\"]*\"", "", raw)
 
 
 def _model_reading(script: Script) -> list[tuple]:

@@ -63,14 +63,16 @@ def test_heredoc_lines_ignore_how_the_terminator_is_cut():
 
 
 def test_agreement_is_noted():
-    verdict = check("rg 'foo' src")
+    verdict = check("rg fo\\o src")  # a backslash: outside the plain subset
     assert verdict.allowed and "cross-check: bashlex agreed" in verdict.notes
 
 
 def test_plain_text_is_read_by_splitting_at_spaces():
     verdict = check("LC_ALL=C rg -n foo src 2>/dev/null | head -20 && git log --oneline -5")
     assert verdict.allowed and "cross-check: plain-text reading agreed" in verdict.notes
-    assert plain_reading("rg 'foo' src") is None      # quotes: bashlex reads it
+    assert plain_reading("rg fo\\o src") is None      # an escape: bashlex reads it
+    assert plain_reading("rg \"$x\" src") is None      # an expansion inside quotes
+    assert plain_reading("rg 'a b' \"c d\"") == [("", (), ("rg", "a b", "c d"), ())]
     assert plain_reading("time rg foo") is None       # a reserved word changes the grammar
     assert plain_reading("rg foo\nls") is None        # one line only
     assert plain_reading("rg foo >out") is None        # only the listed redirections
@@ -92,13 +94,13 @@ def test_disagreement_denies_with_both_readings(monkeypatch):
         return replace(script, segments=(segment,))
 
     monkeypatch.setattr(bashlex_front, "parse", misread)
-    verdict = check("rg 'foo'")
+    verdict = check("rg fo\\o")
     assert not verdict.allowed
     (denial,) = verdict.denials
     assert denial.code == "BP106" and denial.hint
     assert "word 1 of command 1" in denial.message
     assert "'foo'" in denial.message and "'--pre=sh'" in denial.message
-    assert (denial.span.start, denial.span.end) == (3, 8)  # the word `'foo'`
+    assert (denial.span.start, denial.span.end) == (3, 7)  # the word `fo\\o`
 
 
 def test_bashlex_failure_denies():
@@ -137,7 +139,7 @@ def test_denied_command_does_not_import_bashlex():
                "print('bashlex' in sys.modules, 'bash_policy.crosscheck' in sys.modules)\n"
                "assert check('rg foo src')\n"
                "print('bashlex' in sys.modules)\n"
-               "assert check(\"rg 'foo' src\")\n"
+               "assert check('rg fo\\\\o src')\n"
                "print('bashlex' in sys.modules)")
     assert out.splitlines() == ["False False", "False", "True"]
 
@@ -150,7 +152,7 @@ def test_missing_bashlex(mode, expected):
     out = _run("import sys; sys.modules['bashlex'] = None\n"
                "from bash_policy.engine import check\n"
                "from bash_policy.policy import Policy\n"
-               f"v = check(\"rg 'foo' src\", Policy.from_mapping({{'crosscheck': {mode!r}}}))\n"
+               f"v = check('rg fo\\\\o src', Policy.from_mapping({{'crosscheck': {mode!r}}}))\n"
                "print(v.allowed, v.notes, [d.code for d in v.denials])")
     assert out == expected
 
