@@ -494,7 +494,12 @@ def _long_option(spec, words, i, word, inv, ctx) -> int:
             return i
         inv.flags.append((flag, None, word))
         return i
-    if eq:
+    return _flag_with_value(spec, flag, name, attached if eq else None, words, i, word, inv, ctx)
+
+
+def _flag_with_value(spec, flag, name, attached, words, i, word, inv, ctx) -> int:
+    """Record a value-taking flag: its attached value, none (optional), or the next word."""
+    if attached is not None:
         value = attached
     elif flag.value == "optional":
         inv.flags.append((flag, None, word))
@@ -527,19 +532,7 @@ def _short_cluster(spec, words, i, word, inv, ctx) -> int:
             inv.flags.append((flag, None, word))
             k += 1
             continue
-        rest = text[k + 1:]
-        if rest:
-            value = rest
-        elif flag.value == "optional":
-            inv.flags.append((flag, None, word))
-            return i
-        else:
-            i, value, ok = _take_value(spec, flag, words, i, word, name, ctx)
-            if not ok:
-                return i
-        if _check_value(spec, flag, name, value, word, ctx):
-            inv.flags.append((flag, value, word))
-        return i
+        return _flag_with_value(spec, flag, name, text[k + 1:] or None, words, i, word, inv, ctx)
     return i
 
 

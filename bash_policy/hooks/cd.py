@@ -103,3 +103,23 @@ def directories(ctx) -> set[str | None]:
             states = {(None, ANY)}
         start = end + 1
     return {ctx.cwd}
+
+
+def known_directories(ctx, anchor, what: str, unchecked_note: str, effect: str) -> list[str]:
+    """The directories the segment may run in, sorted, for a hook that inspects
+    them.  Without a cwd the hook's `unchecked_note` goes on the verdict; a
+    directory the checker cannot resolve (after a bare `cd`) denies."""
+    found = []
+    for directory in sorted(directories(ctx), key=lambda d: (d is None, d or "")):
+        if directory is not None:
+            found.append(directory)
+        elif ctx.cwd is None:
+            if unchecked_note not in ctx.notes:
+                ctx.notes.append(unchecked_note)
+        else:
+            program = ctx.source[anchor.start:anchor.end]
+            ctx.deny("BP601", anchor,
+                     f"`{program}` may run in a directory the checker cannot resolve (after `cd` "
+                     f"with no operand, which goes to $HOME), so {what} is unknown",
+                     "cd to an absolute path first", effect)
+    return found

@@ -12,7 +12,7 @@ import os
 
 from ..gitconfig import ConfigSyntaxError
 from ..gitrepo import Repository, discover, findings, open_git_dir
-from .cd import directories
+from .cd import known_directories
 
 _NO_CWD_NOTE = ("the repository config was not checked: no working directory was given "
                 "(check(cmd, cwd=DIR) or --cwd DIR)")
@@ -43,17 +43,7 @@ def _repository(directory: str, inv) -> tuple[Repository | None, str]:
 def git_repo_config(inv, ctx) -> None:
     anchor = inv.words[0].span
     checked: set[str] = set()
-    for directory in sorted(directories(ctx), key=lambda d: (d is None, d or "")):
-        if directory is None:
-            if ctx.cwd is None:
-                if _NO_CWD_NOTE not in ctx.notes:
-                    ctx.notes.append(_NO_CWD_NOTE)
-            else:
-                ctx.deny("BP601", anchor,
-                         "`git` may run in a directory the checker cannot resolve (after `cd` "
-                         "with no operand, which goes to $HOME), so its repository config is unknown",
-                         "cd to an absolute path first", "exec")
-            continue
+    for directory in known_directories(ctx, anchor, "its repository config", _NO_CWD_NOTE, "exec"):
         repo, where = _repository(directory, inv)
         if repo is None or repo.git_dir in checked:
             continue

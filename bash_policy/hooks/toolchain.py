@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from .cd import directories
+from .cd import known_directories
 
 _FILES = ("rust-toolchain.toml", "rust-toolchain")
 _NO_CWD_NOTE = ("rust-toolchain files were not looked for: no working directory was given "
@@ -36,17 +36,8 @@ def _toolchain_file(directory: str) -> str | None:
 def rust_toolchain_file(inv, ctx) -> None:
     anchor = inv.words[0].span
     program = inv.spec.path[0]
-    for directory in directories(ctx):
-        if directory is None:
-            if ctx.cwd is None:
-                if _NO_CWD_NOTE not in ctx.notes:
-                    ctx.notes.append(_NO_CWD_NOTE)
-            else:
-                ctx.deny("BP601", anchor,
-                         f"`{program}` may run in a directory the checker cannot resolve, where a "
-                         "rust-toolchain file could make rustup install a toolchain",
-                         "cd to an absolute path first", "network")
-            continue
+    for directory in known_directories(ctx, anchor, "its rust-toolchain file", _NO_CWD_NOTE,
+                                       "network"):
         found = _toolchain_file(directory)
         if found:
             ctx.deny("BP601", anchor,
