@@ -183,7 +183,10 @@ def _plain_segment(tokens, joiner: str) -> tuple | None:
         if assignment:
             assignments.append((assignment[1], value[len(assignment[0]):]))
         else:
-            if not argv and value in _RESERVED:
+            # `time` opening a pipeline is bash's keyword: it times what follows and
+            # runs it as the time wrapper's spec reads it; other reserved words change
+            # the grammar.
+            if not argv and value in _RESERVED and not (value == "time" and joiner != "|"):
                 return None
             argv.append(value)
     return (joiner, tuple(assignments), tuple(argv), tuple(redirects))

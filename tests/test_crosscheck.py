@@ -73,7 +73,8 @@ def test_plain_text_is_read_by_splitting_at_spaces():
     assert plain_reading("rg fo\\o src") is None      # an escape: bashlex reads it
     assert plain_reading("rg \"$x\" src") is None      # an expansion inside quotes
     assert plain_reading("rg 'a b' \"c d\"") == [("", (), ("rg", "a b", "c d"), ())]
-    assert plain_reading("time rg foo") is None       # a reserved word changes the grammar
+    assert plain_reading("if rg foo") is None         # a reserved word changes the grammar
+    assert check("time rg foo src | head -5").allowed  # bashlex cannot parse `time`
     assert plain_reading("rg foo\nls") is None        # one line only
     assert plain_reading("rg foo >out") is None        # only the listed redirections
 
@@ -104,7 +105,7 @@ def test_disagreement_denies_with_both_readings(monkeypatch):
 
 
 def test_bashlex_failure_denies():
-    verdict = check("time rg foo src")  # tree-sitter reads a program; bashlex cannot parse `time`
+    verdict = check("time rg fo\\o src")  # not plain: bashlex reads it, and cannot parse `time`
     assert [d.code for d in verdict.denials] == ["BP106"]
     assert "bashlex" in verdict.denials[0].message
 
