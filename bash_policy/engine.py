@@ -270,8 +270,9 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
              "write")
 
 
-def check_argv(words: tuple[Word, ...], ctx: Context, trailing_unknown: bool = False) -> None:
-    """Check one program's argv (the program word first)."""
+def check_argv(words: tuple[Word, ...], ctx: Context, trailing_unknown: str | None = None) -> None:
+    """Check one program's argv (the program word first).  `trailing_unknown`
+    names the wrapper that appends operands from standard input, if any."""
     program = words[0]
     if program.value is None:
         expansion = program.expansions[0]
@@ -303,7 +304,7 @@ def check_argv(words: tuple[Word, ...], ctx: Context, trailing_unknown: bool = F
 
 
 def evaluate(spec: CommandSpec, words: tuple[Word, ...], start: int, ctx: Context,
-             trailing_unknown: bool = False) -> None:
+             trailing_unknown: str | None = None) -> None:
     """Read `words[start:]` with `spec`'s option grammar, then judge it."""
     for name, (values, effect) in spec.requires_env.items():
         if ctx.assignments.get(name) not in values:
@@ -352,7 +353,7 @@ def evaluate(spec: CommandSpec, words: tuple[Word, ...], start: int, ctx: Contex
                     ctx.deny("BP405", word.span, f"`{sub.display}` {sub.denied.why}",
                              sub.denied.fix or _DEFAULT_FIX[sub.denied.category], sub.denied.category)
                     return
-                _finish(inv, ctx, trailing_unknown=False, has_sub=True)
+                _finish(inv, ctx, trailing_unknown=None, has_sub=True)
                 evaluate(sub, words, i, ctx, trailing_unknown)
                 return
             inv.positionals.append(word)
@@ -378,7 +379,8 @@ def _glob_hint(text: str) -> str:
     return f"quote it for the program to match, write it as ./{text}, or put it after `--`"
 
 
-def _finish(inv: Invocation, ctx: Context, trailing_unknown: bool, has_sub: bool = False) -> None:
+def _finish(inv: Invocation, ctx: Context, trailing_unknown: str | None,
+            has_sub: bool = False) -> None:
     spec = inv.spec
     if not has_sub:
         _check_positionals(inv, ctx, trailing_unknown)
@@ -393,7 +395,7 @@ def _with_double_dash(inv: Invocation) -> str:
     return " ".join(texts[:at] + ["--"] + texts[at:])
 
 
-def _check_positionals(inv: Invocation, ctx: Context, trailing_unknown: bool) -> None:
+def _check_positionals(inv: Invocation, ctx: Context, trailing_unknown: str | None) -> None:
     spec, pos = inv.spec, inv.positionals
     role = spec.positionals.role
     if role == "command":
@@ -405,7 +407,8 @@ def _check_positionals(inv: Invocation, ctx: Context, trailing_unknown: bool) ->
                          "name the program literally")
                 return
             start = inv.words.index(inner[0])
-            check_argv(inv.words[start:], ctx, trailing_unknown or spec.positionals.appends)
+            appender = spec.display if spec.positionals.appends else None
+            check_argv(inv.words[start:], ctx, trailing_unknown or appender)
         elif trailing_unknown:  # `xargs nice`: the appended operands would be the command
             ctx.deny("BP404", inv.words[0].span,
                      f"`{spec.display}` would run a command named by standard input",
@@ -416,7 +419,8 @@ def _check_positionals(inv: Invocation, ctx: Context, trailing_unknown: bool) ->
         anchor = inv.words[0].span
         ctx.deny("BP404", anchor,
                  f"`{spec.display}` gets extra operands from standard input, which could be read as flags",
-                 f"put `--` before the operands of {spec.display}: `xargs {_with_double_dash(inv)}`")
+                 f"put `--` before the operands of {spec.display}: "
+                 f"`{trailing_unknown} {_with_double_dash(inv)}`")
     if role == "none" and pos:
         ctx.deny("BP406", pos[0].span, f"`{spec.display}` takes no operands here",
                  f"drop `{pos[0].text}`")
