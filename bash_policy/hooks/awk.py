@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from .sed import (STREAM_FILES, Finding, Unreadable, already_denied, judge_pieces, only_info,
-                  value_word)
+from .sed import (STREAM_FILES, Finding, Unreadable, already_denied, judge_pieces,
+                  script_operand, value_word)
 
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -273,18 +273,10 @@ def check(inv, ctx) -> None:
     sources = [(value_word(inv, flag, word, value), value) for flag, value, word in inv.flags
                if "--source" in flag.names]
     if not sources:
-        if not inv.positionals and only_info(inv):
+        first = script_operand(inv, ctx, "program", "awk '{ print $1 }' FILE")
+        if first is None:
             return
-        if not inv.positionals:
-            ctx.deny("BP407", inv.words[0].span, "`awk` needs a program",
-                     "give the program: awk '{ print $1 }' FILE")
-            return
-        first = inv.positionals[0]
-        if first.value is None:
-            ctx.deny("BP407", first.span, f"the awk program `{first.text}` is not literal",
-                     "write the program literally, in single quotes")
-            return
-        sources = [(first, first.value)]
+        sources = [first]
 
     def read(text: str) -> list[Finding]:
         return read_program(text, ctx.policy.write_targets, ctx.policy.network_paths)

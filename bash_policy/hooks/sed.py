@@ -348,18 +348,28 @@ def check(inv, ctx) -> None:
         if "-e" in flag.names:
             pieces.append((value_word(inv, flag, word, value), value))
     if not pieces:
-        if not inv.positionals and only_info(inv):
+        first = script_operand(inv, ctx, "script", "sed -n 'p' FILE")
+        if first is None:
             return
-        if not inv.positionals:
-            ctx.deny("BP407", inv.words[0].span, "`sed` needs a script", "give the script: sed -n 'p' FILE")
-            return
-        first = inv.positionals[0]
-        if first.value is None:
-            ctx.deny("BP407", first.span, f"the sed script `{first.text}` is not literal",
-                     "write the script literally, in single quotes")
-            return
-        pieces.append((first, first.value))
+        pieces.append(first)
     judge_pieces("sed", pieces, ctx, lambda text: SedReader(text, ctx.policy.write_targets).read())
+
+
+def script_operand(inv, ctx, what: str, example: str):
+    """The (word, text) of a script given as the first operand, or None after
+    denying (missing or not literal) or when only an info flag was given."""
+    program = inv.spec.display
+    if not inv.positionals:
+        if not only_info(inv):
+            ctx.deny("BP407", inv.words[0].span, f"`{program}` needs a {what}",
+                     f"give the {what}: {example}")
+        return None
+    first = inv.positionals[0]
+    if first.value is None:
+        ctx.deny("BP407", first.span, f"the {program} {what} `{first.text}` is not literal",
+                 f"write the {what} literally, in single quotes")
+        return None
+    return first, first.value
 
 
 def judge_pieces(program: str, pieces, ctx, read) -> None:
