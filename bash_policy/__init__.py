@@ -7,10 +7,10 @@
     'BP400'
 """
 
-from .engine import check
-from .hardening import hardened_env
-from .policy import ConfigError, Policy
-from .verdict import Denial, Verdict
+from .judge.engine import check
+from .repo.hardening import hardened_env
+from .judge.policy import ConfigError, Policy
+from .judge.verdict import Denial, Verdict
 
 __all__ = ["check", "hardened_env", "run", "PlanGate", "Policy", "ConfigError", "Verdict", "Denial"]
 __version__ = "0.1.0"
@@ -19,11 +19,11 @@ __version__ = "0.1.0"
 def __getattr__(name: str):
     """`run` and `PlanGate` load on first use, so `import bash_policy` stays cheap."""
     if name == "run":
-        from .runner import run
+        from .integrations.runner import run
 
         return run
     if name == "PlanGate":
-        from .gate import PlanGate
+        from .integrations.gate import PlanGate
 
         return PlanGate
     raise AttributeError(f"module 'bash_policy' has no attribute {name!r}")

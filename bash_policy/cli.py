@@ -64,7 +64,7 @@ def _options(argv: list[str], flags: set[str], valued: set[str]) -> tuple[dict, 
 
 
 def _policy(opts: dict):
-    from .policy import Policy
+    from .judge.policy import Policy
 
     if "--config" in opts:
         return Policy.from_file(opts["--config"])
@@ -81,7 +81,7 @@ def _command_arg(rest: list[str]) -> str:
 
 
 def cmd_check(argv: list[str]) -> int:
-    from .engine import check
+    from .judge.engine import check
     from .render import as_json, text
 
     opts, rest = _options(argv, {"--json"}, {"--config", "--cwd"})
@@ -145,9 +145,9 @@ def cmd_test(argv: list[str]) -> int:
 
 # Subcommands provided by other modules: name -> "module:function".
 EXTERNAL = {
-    "hook": "bash_policy.adapters:main",
-    "serve": "bash_policy.serve:main",
-    "run": "bash_policy.runner:main",
+    "hook": "bash_policy.integrations.adapters:main",
+    "serve": "bash_policy.integrations.serve:main",
+    "run": "bash_policy.integrations.runner:main",
 }
 COMMANDS = {"check": cmd_check, "explain": cmd_explain, "programs": cmd_programs, "test": cmd_test}
 
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bash-policy: {error}\n\n{USAGE}", end="", file=sys.stderr)
         return 2
     except Exception as error:  # config errors and the like: a message, never a traceback
-        from .policy import ConfigError
+        from .judge.policy import ConfigError
 
         if isinstance(error, (ConfigError, OSError)):
             print(f"bash-policy: {error}", file=sys.stderr)

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from .engine import check
-from .policy import Policy
-from .verdict import Verdict
+from .judge.engine import check
+from .judge.policy import Policy
+from .judge.verdict import Verdict
 
 _CASE = re.compile(r"(allow|deny)(?:\s+(BP\d{3}(?:,BP\d{3})*))?\s+(\S.*)")
 

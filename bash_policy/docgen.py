@@ -11,17 +11,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .codes import CODES
-from .policy import Policy
+from .judge.codes import CODES
+from .judge.policy import Policy
 from .reference import flag_text
-from .spec import CommandSpec
+from .judge.spec import CommandSpec
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 def codes_md() -> str:
     out = ["# Denial codes", "",
-           "Every denial carries one of these codes. Generated from `bash_policy/codes.py` by",
+           "Every denial carries one of these codes. Generated from `bash_policy/judge/codes.py` by",
            "`python -m bash_policy.docgen`; do not edit by hand.", ""]
     out.append("| code | name | blocks |")
     out.append("| --- | --- | --- |")
@@ -40,7 +40,7 @@ def reference_md(policy: Policy | None = None) -> str:
     policy = policy or Policy.default()
     names = policy.program_names()
     out = ["# Program reference", "",
-           f"{len(names)} programs. Generated from `bash_policy/specs/` by "
+           f"{len(names)} programs. Generated from `bash_policy/judge/specs/` by "
            "`python -m bash_policy.docgen`; do not edit by hand.", ""]
     out.append(" · ".join(f"[{n}](#{_anchor(n)})" for n in names))
     for name in names:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .engine import check
-from .policy import Policy
+from .judge.engine import check
+from .judge.policy import Policy
 from .render import text
 
 
@@ -38,7 +38,7 @@ def _reading(segments) -> list[str]:
 def _bashlex_reading(command: str) -> list[str]:
     """What the cross-check's second parser read (only shown when the two differ)."""
     try:
-        from .parse_bashlex import parse
+        from .read.bashlex_reader import parse
     except ModuleNotFoundError:
         return ["bashlex read:", "  (bashlex is not installed)"]
     script = parse(command)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .policy import Policy
-from .spec import CommandSpec
+from .judge.policy import Policy
+from .judge.spec import CommandSpec
 
 
 def listing(policy: Policy) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .verdict import Denial, Verdict
+from .judge.verdict import Denial, Verdict
 
 
 def caret_lines(source: str, denial: Denial, indent: str = "    ") -> list[str]:

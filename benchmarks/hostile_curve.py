@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 import time
 
-from bash_policy.engine import check
-from bash_policy.policy import Policy
+from bash_policy.judge.engine import check
+from bash_policy.judge.policy import Policy
 
 UNCAPPED = Policy.from_mapping({"limits": {"max_length": 10**9, "max_segments": 10**8}})
 

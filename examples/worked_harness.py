@@ -2,7 +2,7 @@
 
 A scripted "model" asks to localise a login page's error messages.  The
 harness puts together the three plan-mode means: the instruction (a
-reminder re-injected every turn), the permission layer (bash_policy.gate:
+reminder re-injected every turn), the permission layer (bash_policy.integrations.gate:
 writes only to the plan file, shell commands through the bash policy) and
 tool trimming (the tool list comes from the gate), then hands over with an
 approval step.  The user first sends the plan back, then approves it, and
@@ -20,7 +20,7 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bash_policy import run  # noqa: E402
-from bash_policy.gate import ALLOW, DENY, PlanGate  # noqa: E402
+from bash_policy.integrations.gate import ALLOW, DENY, PlanGate  # noqa: E402
 
 ALL_TOOLS = ["Read", "Grep", "Bash", "Edit", "Write", "Task", "ExitPlanMode", "EnterPlanMode"]
 PLAN_FILE = ".plans/login-i18n.md"

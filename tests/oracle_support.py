@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bash_policy.verdict import Verdict
+from bash_policy.judge.verdict import Verdict
 
 BASH = "/bin/bash"
 LOG_VAR = "BP_ORACLE_LOG"

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from bash_policy import adapters
-from bash_policy.adapters import CLAUDE_CODE, GEMINI, handle, parse_options
+from bash_policy.integrations import adapters
+from bash_policy.integrations.adapters import CLAUDE_CODE, GEMINI, handle, parse_options
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PLAN = ["--plan-file", ".plans/*.md"]
@@ -85,11 +85,11 @@ def test_default_plan_file_is_claude_codes_plans_directory():
 
 
 def test_event_cwd_reaches_the_check(monkeypatch):
-    import bash_policy.engine
+    import bash_policy.judge.engine
 
     seen = []
-    real = bash_policy.engine.check
-    monkeypatch.setattr(bash_policy.engine, "check",
+    real = bash_policy.judge.engine.check
+    monkeypatch.setattr(bash_policy.judge.engine, "check",
                         lambda cmd, policy=None, *, cwd=None: seen.append(cwd) or real(cmd, policy, cwd=cwd))
     run(CLAUDE_CODE, fixture("claude-code", "bash_readonly"))
     run(GEMINI, fixture("gemini", "shell_readonly"))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bash_policy.engine import check
+from bash_policy.judge.engine import check
 
 # (denied command, the hint's rewrite, the command with that rewrite applied)
 CASES = [

@@ -31,8 +31,8 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from bash_policy.engine import check
-from bash_policy.policy import Policy
+from bash_policy.judge.engine import check
+from bash_policy.judge.policy import Policy
 from bash_policy.render import text as render_text
 
 from oracle_support import StubBin, argv_mismatches, bash_names

@@ -31,7 +31,7 @@ for command in json.loads(sys.argv[1]):
         out.append(type(error).__name__)
 print(json.dumps(out))
 """
-CACHED = "from bash_policy.bashlex_tables import import_bashlex\nbashlex = import_bashlex()"
+CACHED = "from bash_policy.read.bashlex_tables import import_bashlex\nbashlex = import_bashlex()"
 PLAIN = "import bashlex"
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from bash_policy.corpus import corpus_files, read_cases
-from bash_policy.engine import check
+from bash_policy.judge.engine import check
 from bash_policy.render import text
 
 CORPORA = Path(__file__).resolve().parent.parent / "corpora"

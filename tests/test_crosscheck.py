@@ -6,13 +6,13 @@ from dataclasses import replace
 
 import pytest
 
-from bash_policy import parse_ts
-from bash_policy.crosscheck import compare, heredoc_lines, plain_reading
-from bash_policy.engine import check
+from bash_policy.read import treesitter as parse_ts
+from bash_policy.read.crosscheck import compare, heredoc_lines, plain_reading
+from bash_policy.judge.engine import check
 from bash_policy.explain import explain
-from bash_policy.policy import ConfigError, Policy
+from bash_policy.judge.policy import ConfigError, Policy
 
-bashlex_front = pytest.importorskip("bash_policy.parse_bashlex")
+bashlex_front = pytest.importorskip("bash_policy.read.bashlex_reader")
 
 SAME_READING = [
     'LC_ALL=C rg -n "foo bar" src | head -20 && ls; wc -l a',
@@ -80,7 +80,7 @@ def test_plain_text_is_read_by_splitting_at_spaces():
 
 
 def test_a_plain_reading_that_differs_falls_back_to_bashlex(monkeypatch):
-    from bash_policy import crosscheck
+    from bash_policy.read import crosscheck
 
     monkeypatch.setattr(crosscheck, "plain_reading", lambda source: [("", (), ("other",), ())])
     verdict = check("rg foo src")
@@ -135,9 +135,9 @@ def _run(code: str) -> str:
 
 def test_denied_command_does_not_import_bashlex():
     out = _run("import sys, bash_policy\n"
-               "from bash_policy.engine import check\n"
+               "from bash_policy.judge.engine import check\n"
                "assert not check('rg --pre cat x')\n"
-               "print('bashlex' in sys.modules, 'bash_policy.crosscheck' in sys.modules)\n"
+               "print('bashlex' in sys.modules, 'bash_policy.read.crosscheck' in sys.modules)\n"
                "assert check('rg foo src')\n"
                "print('bashlex' in sys.modules)\n"
                "assert check('rg fo\\\\o src')\n"
@@ -151,8 +151,8 @@ def test_denied_command_does_not_import_bashlex():
 ])
 def test_missing_bashlex(mode, expected):
     out = _run("import sys; sys.modules['bashlex'] = None\n"
-               "from bash_policy.engine import check\n"
-               "from bash_policy.policy import Policy\n"
+               "from bash_policy.judge.engine import check\n"
+               "from bash_policy.judge.policy import Policy\n"
                f"v = check('rg fo\\\\o src', Policy.from_mapping({{'crosscheck': {mode!r}}}))\n"
                "print(v.allowed, v.notes, [d.code for d in v.denials])")
     assert out == expected

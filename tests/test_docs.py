@@ -1,7 +1,7 @@
 """Generated docs match the code table and the specs they are made from."""
 
 from bash_policy import docgen
-from bash_policy.codes import CODES
+from bash_policy.judge.codes import CODES
 
 
 def test_codes_doc_is_current():

@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from bash_policy.corpus import corpus_files, read_cases
-from bash_policy.engine import check
-from bash_policy.policy import Policy
+from bash_policy.judge.engine import check
+from bash_policy.judge.policy import Policy
 
 from oracle_support import Effects, bash_names, strace_run
 

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from bash_policy.gate import (
+from bash_policy.integrations.gate import (
     ALLOW, ASK, DENY, OFF, PLANNING, READY, PlanGate, Rule, TransitionError, disabled, evaluate,
     from_config, merge, reminder, wildcard_match,
 )

@@ -2,9 +2,9 @@
 
 import pytest
 
-from bash_policy.engine import check
-from bash_policy.hooks.gh import graphql_operations
-from bash_policy.policy import Policy
+from bash_policy.judge.engine import check
+from bash_policy.judge.rules.gh import graphql_operations
+from bash_policy.judge.policy import Policy
 
 
 @pytest.mark.parametrize("document, operations", [

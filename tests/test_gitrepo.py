@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from bash_policy import check
-from bash_policy.gitconfig import ConfigSyntaxError, parse
+from bash_policy.repo.gitconfig import ConfigSyntaxError, parse
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

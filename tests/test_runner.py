@@ -5,8 +5,8 @@ import sys
 import pytest
 
 import bash_policy
-from bash_policy import runner
-from bash_policy.verdict import Verdict
+from bash_policy.integrations import runner
+from bash_policy.judge.verdict import Verdict
 
 
 def evil_repo(tmp_path):
@@ -92,9 +92,9 @@ def test_stdin_is_closed(tmp_path):
 @pytest.fixture
 def allow_anything(monkeypatch):
     """Let test-only shell snippets through the check, to test the sandboxing."""
-    import bash_policy.engine
+    import bash_policy.judge.engine
 
-    monkeypatch.setattr(bash_policy.engine, "check",
+    monkeypatch.setattr(bash_policy.judge.engine, "check",
                         lambda command, policy=None, *, cwd=None: Verdict(command, True, (), ()))
 
 

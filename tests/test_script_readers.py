@@ -2,10 +2,10 @@
 
 import pytest
 
-from bash_policy.engine import check
-from bash_policy.hooks.awk import read_program, tokenize as awk_tokens
-from bash_policy.hooks.jq import filter_findings
-from bash_policy.hooks.sed import SedReader, Unreadable
+from bash_policy.judge.engine import check
+from bash_policy.judge.rules.awk import read_program, tokenize as awk_tokens
+from bash_policy.judge.rules.jq import filter_findings
+from bash_policy.judge.rules.sed import SedReader, Unreadable
 
 NO_TARGETS = frozenset({"/dev/null"})
 

@@ -4,8 +4,8 @@ import subprocess
 import sys
 
 from bash_policy import check
-from bash_policy.policy import Policy
-from bash_policy.serve import serve
+from bash_policy.judge.policy import Policy
+from bash_policy.integrations.serve import serve
 
 
 def exchange(*lines: str) -> list[dict]:
@@ -33,12 +33,12 @@ def test_bad_lines_get_errors_and_the_server_keeps_going():
 
 
 def test_a_checker_exception_becomes_an_error_response(monkeypatch):
-    import bash_policy.engine
+    import bash_policy.judge.engine
 
     def boom(*args, **kwargs):
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(bash_policy.engine, "check", boom)
+    monkeypatch.setattr(bash_policy.judge.engine, "check", boom)
     assert exchange(json.dumps({"id": 9, "command": "ls"})) == [
         {"id": 9, "error": "internal error: RuntimeError: bug"}]
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from bash_policy.corpus import read_cases
-from bash_policy.engine import check
-from bash_policy.policy import Policy
+from bash_policy.judge.engine import check
+from bash_policy.judge.policy import Policy
 
 CORPORA = Path(__file__).resolve().parent.parent / "corpora"
 PROGRAMS = (

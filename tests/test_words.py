@@ -2,9 +2,9 @@
 
 import pytest
 
-from bash_policy.model import (ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, GLOB, LOCALE, PARAMETER,
+from bash_policy.read.model import (ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, GLOB, LOCALE, PARAMETER,
                                TILDE)
-from bash_policy.words import WordSyntaxError, scan_word
+from bash_policy.read.words import WordSyntaxError, scan_word
 
 
 @pytest.mark.parametrize("raw, value", [

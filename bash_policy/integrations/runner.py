@@ -47,8 +47,8 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
         max_output: int = DEFAULT_MAX_OUTPUT, env: Mapping[str, str] | None = None) -> RunResult:
     """Check `command`; run it only if allowed.  `env` is the base the
     hardened environment is derived from (default: this process's)."""
-    from .engine import check
-    from .hardening import hardened_env
+    from ..judge.engine import check
+    from ..repo.hardening import hardened_env
 
     verdict = check(command, policy, cwd=cwd)
     if not verdict.allowed:
@@ -115,8 +115,8 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from .policy import Policy
-    from .render import text
+    from ..judge.policy import Policy
+    from ..render import text
 
     opts: dict[str, str] = {}
     rest = list(argv)

@@ -7,7 +7,7 @@ rule for that program applies as if it had been typed alone.
 from __future__ import annotations
 
 from ..engine import _check_assignment, check_argv
-from ..model import Assignment, Word
+from ...read.model import Assignment, Word
 
 
 def env_command(inv, ctx) -> None:

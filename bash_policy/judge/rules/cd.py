@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from ..model import EXTGLOB, GLOB, TILDE
+from ...read.model import EXTGLOB, GLOB, TILDE
 
 OK, FAIL, ANY = "ok", "fail", "any"
 _PREFIXES = ("builtin", "command")  # they run the cd builtin itself

@@ -23,7 +23,7 @@ and writes one JSON response a line: {"id": ID, "verdict": {...}} or {"id": ID, 
 
 def answer(line: str, policy) -> dict:
     """The response to one request line."""
-    from .engine import check
+    from ..judge.engine import check
 
     try:
         request = json.loads(line)
@@ -56,7 +56,7 @@ def serve(stdin: IO[str], stdout: IO[str], policy) -> int:
 
 
 def main(argv: list[str]) -> int:
-    from .policy import ConfigError, Policy
+    from ..judge.policy import ConfigError, Policy
 
     if argv and argv[0] in ("-h", "--help"):
         print(USAGE, end="")

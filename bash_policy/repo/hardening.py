@@ -1,7 +1,7 @@
 """The environment a harness should run an allowed command in.
 
 The checker judges command text and, given a working directory, repository
-config (bash_policy/gitrepo.py).  Config can change between the check and the
+config (bash_policy/repo/gitrepo.py).  Config can change between the check and the
 run, and a caller may not pass a directory; these overrides make git ignore
 program-running config at run time.  Per git-config(1) (git 2.39.5,
 ENVIRONMENT), GIT_CONFIG_COUNT pairs override every config file and are only

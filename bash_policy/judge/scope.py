@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import os
 
-from .hooks.cd import directories
-from .model import TILDE
+from .rules.cd import directories
+from ..read.model import TILDE
 
 
 def _looks_like_path(text: str) -> bool:

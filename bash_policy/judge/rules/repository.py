@@ -2,16 +2,16 @@
 
 Called from git's top-level hook with the global options read.  The
 repository is the one git would use: the segment's directory (after earlier
-`cd`s, bash_policy/hooks/cd.py), moved by each `-C`, or named by `--git-dir`
-/ `--bare`; bash_policy/gitrepo.py finds it and reads its config.
+`cd`s, bash_policy/judge/rules/cd.py), moved by each `-C`, or named by `--git-dir`
+/ `--bare`; bash_policy/repo/gitrepo.py finds it and reads its config.
 """
 
 from __future__ import annotations
 
 import os
 
-from ..gitconfig import ConfigSyntaxError
-from ..gitrepo import Repository, discover, findings, open_git_dir
+from ...repo.gitconfig import ConfigSyntaxError
+from ...repo.gitrepo import Repository, discover, findings, open_git_dir
 from .cd import known_directories
 
 _NO_CWD_NOTE = ("the repository config was not checked: no working directory was given "

@@ -288,7 +288,7 @@ class PlanGate:
         return Decision(action, reason, permission, subject, verdict)
 
     def _check_command(self, command: str, cwd: str | None):
-        from .engine import check
+        from ..judge.engine import check
 
         return check(command, self.policy, cwd=cwd or self.root)
 
@@ -306,7 +306,7 @@ class PlanGate:
         if action == ASK:
             return f"{permission}: needs the user's approval"
         if verdict is not None and not verdict.allowed:
-            from .render import text
+            from ..render import text
 
             return self._with_way_out(f"bash-policy {text(verdict)}")
         if self.state == READY:

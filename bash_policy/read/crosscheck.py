@@ -228,7 +228,7 @@ def cross_check(script: Script, ctx) -> None:
             ctx.notes.append("cross-check: plain-text reading agreed")
             return
     try:
-        from . import parse_bashlex
+        from . import bashlex_reader as parse_bashlex
     except ModuleNotFoundError as error:
         if error.name != "bashlex":
             raise

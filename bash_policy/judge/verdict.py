@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .codes import CODES
-from .model import Segment, Span
+from ..read.model import Segment, Span
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Span, Word
+from ...read.model import Span, Word
 
 # Files a script may name for writing: the output streams, which GNU sed,
 # gawk and mawk treat as their own standard output and error.

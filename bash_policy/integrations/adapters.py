@@ -172,7 +172,7 @@ def _decide(harness: Harness, event: dict, opts: Options) -> Outcome:
 
 
 def _policy(opts: Options, cwd: str):
-    from .policy import ConfigError, Policy
+    from ..judge.policy import ConfigError, Policy
 
     try:
         if opts.config:

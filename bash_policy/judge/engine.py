@@ -1,7 +1,7 @@
 """The generic engine: a `Script` and a `Policy` in, a `Verdict` out.
 
 It holds no program names.  What a program may do is in its spec; what
-needs real logic is a hook named by the spec (bash_policy/hooks/).
+needs real logic is a hook named by the spec (bash_policy/judge/rules/).
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from . import hooks
-from .model import (
+from . import rules
+from ..read.model import (
     ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, EXTGLOB, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE,
     Segment, Span, Word,
 )
-from .parse_ts import parse
+from ..read.treesitter import parse
 from .scope import check_scope
 from .policy import Policy
 from .spec import CommandSpec, Flag
@@ -146,7 +146,7 @@ def check(command: str, policy: Policy | None = None, *, cwd: str | None = None)
         ctx.segment = index
         check_segment(segment, ctx)
     if not ctx.denials:  # only an allow needs a second opinion; bashlex loads lazily
-        from .crosscheck import cross_check
+        from ..read.crosscheck import cross_check
         cross_check(script, ctx)
     return Verdict(command, not ctx.denials, tuple(ctx.denials), script.segments, tuple(ctx.notes))
 
@@ -385,7 +385,7 @@ def _finish(inv: Invocation, ctx: Context, trailing_unknown: str | None,
     if not has_sub:
         _check_positionals(inv, ctx, trailing_unknown)
     if spec.hook:
-        hooks.get(spec.hook)(inv, ctx)
+        rules.get(spec.hook)(inv, ctx)
 
 
 def _with_double_dash(inv: Invocation) -> str:

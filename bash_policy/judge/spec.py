@@ -1,6 +1,6 @@
 """Program specs: the effect whitelist, as data.
 
-A spec is a TOML table (one file per program in `bash_policy/specs/`, or a
+A spec is a TOML table (one file per program in `bash_policy/judge/specs/`, or a
 `[programs.NAME]` table in the user's config, in the same format).  This
 module turns such a table into typed, immutable objects and rejects malformed
 ones with the key that is wrong.  See docs/spec-format.md.
