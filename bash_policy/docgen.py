@@ -1,7 +1,8 @@
-"""Generate docs/codes.md and docs/reference.md from the code table and specs.
+"""Generate docs/codes.md, docs/rules.md and docs/reference.md from the code
+table, the rule registry and the specs.
 
-    python -m bash_policy.docgen          # rewrite both files
-    python -m bash_policy.docgen --check  # exit 1 if either is stale
+    python -m bash_policy.docgen          # rewrite the files
+    python -m bash_policy.docgen --check  # exit 1 if any is stale
 
 tests/test_docs.py fails when the files drift from what this produces.
 """
@@ -13,8 +14,9 @@ from pathlib import Path
 
 from .judge.codes import CODES
 from .judge.policy import Policy
-from .reference import flag_text
+from .judge.rules import load_all
 from .judge.spec import CommandSpec
+from .reference import flag_text
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -31,8 +33,31 @@ def codes_md() -> str:
         out += ["", f"## {c.code} {c.name}", "",
                 f"**What it blocks.** {c.blocks}", "",
                 f"**Why it is dangerous.** {c.why}", "",
-                "**Example.**", "", "```sh", c.example, "```", "",
-                f"**Fix.** {c.fix}"]
+                "**Example.**", "", "```sh", _visible(c.example), "```", "",
+                f"**Fix.** {c.fix}", "", "**Passes.**", "", "```sh", c.passes, "```"]
+    return "\n".join(out) + "\n"
+
+
+def rules_md() -> str:
+    """One section per rule, ruff-style: what it blocks, why, examples both ways."""
+    rules = sorted(load_all().values(), key=lambda r: (r.kind, r.name))
+    out = ["# Rules", "",
+           "Every denial names the rule that produced it (`Denial.rule`, `\"rule\"` in JSON).",
+           "Engine rules apply to every program; program rules are named by specs",
+           "(`hook = \"NAME\"`). Generated from the rule registry by `python -m bash_policy.docgen`;",
+           "do not edit by hand. Every example below is run by tests/test_rules.py.", "",
+           "| rule | kind | codes | blocks |", "| --- | --- | --- | --- |"]
+    for r in rules:
+        out.append(f"| [{r.name}](#{r.name}) | {r.kind} | {', '.join(c.value for c in r.codes)} "
+                   f"| {_cell(r.summary)} |")
+    for r in rules:
+        out += ["", f"## {r.name}", "", f"**What it blocks.** {r.summary}", "",
+                f"**Why.** {r.why}", "", f"**Codes.** {', '.join(c.value for c in r.codes)}", ""]
+        if r.deny:
+            out += ["**Denied.**", "", "```sh", *map(_visible, r.deny), "```", ""]
+        else:
+            out += [f"**Denied.** {r.untestable}", ""]
+        out += ["**Allowed.**", "", "```sh", *r.allow, "```"]
     return "\n".join(out) + "\n"
 
 
@@ -55,7 +80,7 @@ def _program(spec: CommandSpec, level: int = 2) -> list[str]:
     if spec.checked:
         out += [f"Checked against: {spec.checked}", ""]
     if spec.denied:
-        out += [f"**Denied as a whole** ({spec.denied.category}): {spec.denied.why}."
+        out += [f"**Denied as a whole** ({spec.denied.effect}): {spec.denied.why}."
                 + (f" Fix: {spec.denied.fix}" if spec.denied.fix else ""), ""]
         return out
     p = spec.positionals
@@ -73,12 +98,18 @@ def _program(spec: CommandSpec, level: int = 2) -> list[str]:
         for f in flags:
             if f.denied:
                 reason = f.denied.why + (f" — {f.denied.fix}" if f.denied.fix else "")
-                out.append(f"| `{_cell(flag_text(f))}` | denied ({f.denied.category}) | {_cell(reason)} |")
+                out.append(f"| `{_cell(flag_text(f))}` | denied ({f.denied.effect}) | {_cell(reason)} |")
             else:
                 out.append(f"| `{_cell(flag_text(f))}` | allowed | |")
     for sub in spec.subcommands.values():
         out += _program(sub, min(level + 1, 6))
     return out
+
+
+def _visible(text: str) -> str:
+    """Control characters other than newline written as escapes, so the page shows them."""
+    return "".join(ch if ch == "\n" or ch.isprintable() else ch.encode("unicode_escape").decode()
+                   for ch in text)
 
 
 def _cell(text: str) -> str:
@@ -90,7 +121,8 @@ def _anchor(name: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    targets = {DOCS / "codes.md": codes_md(), DOCS / "reference.md": reference_md()}
+    targets = {DOCS / "codes.md": codes_md(), DOCS / "rules.md": rules_md(),
+               DOCS / "reference.md": reference_md()}
     stale = [p for p, text in targets.items() if not p.exists() or p.read_text() != text]
     if "--check" in argv:
         for p in stale:

@@ -21,14 +21,14 @@ def describe(spec: CommandSpec, depth: int = 0) -> str:
     if spec.checked:
         out.append(f"{pad}  checked: {spec.checked}")
     if spec.denied:
-        out.append(f"{pad}  denied [{spec.denied.category}]: {spec.denied.why}")
+        out.append(f"{pad}  denied [{spec.denied.effect}]: {spec.denied.why}")
         return "\n".join(out)
     allowed = [f for f in spec.unique_flags() if f.denied is None]
     denied = [f for f in spec.unique_flags() if f.denied is not None]
     if allowed:
         out.append(f"{pad}  allowed: " + " ".join(sorted(flag_text(f) for f in allowed)))
     for f in sorted(denied, key=lambda f: f.names):
-        out.append(f"{pad}  denied {flag_text(f)} [{f.denied.category}]: {f.denied.why}")
+        out.append(f"{pad}  denied {flag_text(f)} [{f.denied.effect}]: {f.denied.why}")
     p = spec.positionals
     limit = f", at most {p.max}" if p.max is not None else ""
     out.append(f"{pad}  operands: {p.role}{limit}")

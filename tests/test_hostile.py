@@ -33,6 +33,7 @@ def assert_sound(command: str, policy: Policy = DEFAULT):
     verdict = check(command, policy)
     for denial in verdict.denials:
         assert denial.code in CODES, denial
+        assert denial.code != "BP107", denial  # check() turns bugs into denials; tests must see them
         assert denial.message and denial.hint, denial
         assert 0 <= denial.span.start <= denial.span.end <= len(command), denial
     if verdict.allowed:
@@ -153,3 +154,22 @@ def test_cli_process_exits_with_a_message():
     assert proc.returncode == 1
     assert b"BP104" in proc.stdout
     assert b"Traceback" not in proc.stderr
+
+
+def test_an_internal_error_is_a_denial_not_an_exception(monkeypatch):
+    """check() must never raise: a harness may read an exception as "go ahead"."""
+    from bash_policy.judge import engine
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(engine, "check_argv", broken)
+    verdict = check("rg foo")
+    assert not verdict.allowed
+    assert [(d.code, d.rule) for d in verdict.denials] == [("BP107", "internal_error")]
+    assert "RuntimeError: boom" in verdict.denials[0].message
+
+
+@pytest.mark.parametrize("command", ["rg a -x2>/dev/null", "seq 0 1e-320 1", "seq 1e400 1"])
+def test_inputs_that_once_raised_are_checked(command):
+    assert_sound(command)

@@ -7,151 +7,251 @@ generator renders the rest (tests fail when docs/codes.md drifts).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
+
+
+class Effect(str, Enum):
+    """What a denied thing would do: the categories every denial is sorted into."""
+
+    EXEC = "exec"
+    WRITE = "write"
+    NETWORK = "network"
+    HANG = "hang"
+    STATE = "state"
+    LEAK = "leak"
+    INTERACTIVE = "interactive"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Code(str, Enum):
+    """The stable denial codes: the public contract (docs/codes.md)."""
+
+    BP100 = "BP100"
+    BP101 = "BP101"
+    BP102 = "BP102"
+    BP103 = "BP103"
+    BP104 = "BP104"
+    BP105 = "BP105"
+    BP106 = "BP106"
+    BP107 = "BP107"
+    BP200 = "BP200"
+    BP201 = "BP201"
+    BP202 = "BP202"
+    BP203 = "BP203"
+    BP204 = "BP204"
+    BP205 = "BP205"
+    BP206 = "BP206"
+    BP207 = "BP207"
+    BP300 = "BP300"
+    BP301 = "BP301"
+    BP302 = "BP302"
+    BP303 = "BP303"
+    BP304 = "BP304"
+    BP400 = "BP400"
+    BP401 = "BP401"
+    BP402 = "BP402"
+    BP403 = "BP403"
+    BP404 = "BP404"
+    BP405 = "BP405"
+    BP406 = "BP406"
+    BP407 = "BP407"
+    BP500 = "BP500"
+    BP501 = "BP501"
+    BP600 = "BP600"
+    BP601 = "BP601"
+    BP602 = "BP602"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True, slots=True)
-class Code:
+class CodeInfo:
     code: str
     name: str
     blocks: str
     why: str
-    example: str
+    example: str  # a command that yields the code, or "# …" describing one the default policy cannot show
     fix: str
+    passes: str  # its fixed form, or a close neighbour that is allowed
+
+    @property
+    def runnable(self) -> bool:
+        return not self.example.startswith("#")
 
 
-CODES: dict[str, Code] = {c.code: c for c in (
-    Code("BP100", "parse-error",
+_TABLE: tuple[CodeInfo, ...] = (
+    CodeInfo("BP100", "parse-error",
          "Text that does not parse as bash, or that the parser did not account for.",
          "If the checker cannot read a command exactly as bash will, it cannot know what will run.",
-         "rg \"foo", "Close the quote or bracket; write the command on one line."),
-    Code("BP101", "unsupported-syntax",
+         "rg \"foo", "Close the quote or bracket; write the command on one line.",
+         'rg "foo"'),
+    CodeInfo("BP101", "unsupported-syntax",
          "Subshells, `{ …; }` groups, functions, `if`/`for`/`while`/`case`, `[[ ]]`, `(( ))`, "
          "`export` and other constructs outside flat simple commands.",
          "Each can hide commands or change the shell's state for later commands; none is needed to explore.",
-         "(cd src && rg foo)", "Write simple commands joined by `|`, `&&`, `||` or `;`: `cd src && rg foo`."),
-    Code("BP102", "background",
+         "(cd src && rg foo)", "Write simple commands joined by `|`, `&&`, `||` or `;`: `cd src && rg foo`.",
+         'cd src && rg foo'),
+    CodeInfo("BP102", "background",
          "A command run in the background with `&`.",
          "A background job outlives the check and may run after plan mode ends.",
-         "rg foo src &", "Drop the `&`."),
-    Code("BP103", "input-limit",
+         "rg foo src &", "Drop the `&`.",
+         'rg foo src'),
+    CodeInfo("BP103", "input-limit",
          "Commands longer, deeper or with more segments than the checker's limits.",
          "Unbounded input could make the checker slow; anything past a limit is denied, never skipped.",
-         "(a 1 MB command)", "Split the work into smaller commands."),
-    Code("BP104", "bad-characters",
+         "# a 1 MB command", "Split the work into smaller commands.",
+         'rg foo src'),
+    CodeInfo("BP104", "bad-characters",
          "NUL bytes, invalid UTF-8, control characters (carriage return, escape) and bidirectional overrides.",
          "Such characters make a command look different to a person, the checker and bash.",
-         "rg foo\\r", "Retype the command with plain characters."),
-    Code("BP105", "heredoc-expands",
+         "rg foo\r", "Retype the command with plain characters.",
+         'rg foo'),
+    CodeInfo("BP105", "heredoc-expands",
          "A here-document whose delimiter is unquoted and whose body holds `$`, a backquote or a backslash.",
          "An unquoted here-document body undergoes expansion, including command substitution.",
-         "cat <<EOF\n$(id)\nEOF", "Quote the delimiter (`<<'EOF'`) so the body stays literal."),
-    Code("BP106", "parser-disagreement",
+         "cat <<EOF\n$(id)\nEOF", "Quote the delimiter (`<<'EOF'`) so the body stays literal.",
+         "cat <<'EOF'\n$(id)\nEOF"),
+    CodeInfo("BP106", "parser-disagreement",
          "Commands that the two parsers (tree-sitter and bashlex) read differently.",
          "Published bypasses of read-only checks are mostly parser differentials: the checker read one "
          "command and bash ran another.",
-         "echo a\\\\\nb", "Write the command without ambiguous quoting or line continuations."),
-    Code("BP200", "command-substitution",
+         "# a command tree-sitter and the exact reader read differently", "Write the command without ambiguous quoting or line continuations.",
+         'echo a b'),
+    CodeInfo("BP107", "internal-error",
+         "Any command on which the checker itself failed.",
+         "A checker that raises lets a harness treat the command as unchecked; an internal error "
+         "is a denial instead.",
+         "# no known input", "Rewrite the command more simply, and report the input as a bug.",
+         'rg foo'),
+    CodeInfo("BP200", "command-substitution",
          "`$(…)`, backquotes and process substitution `<(…)`/`>(…)`, also inside double quotes.",
          "Each runs a command of its own, which the policy never sees.",
-         "rg $(whoami) src", "Run the inner command on its own first, then use its output literally."),
-    Code("BP201", "parameter-expansion",
+         "rg $(whoami) src", "Run the inner command on its own first, then use its output literally.",
+         'rg whoami src'),
+    CodeInfo("BP201", "parameter-expansion",
          "`$var`, `${…}` and special parameters.",
          "Their value is unknown until run time and unquoted ones split into several words, any of "
          "which may become a flag; some operators evaluate code.",
-         "rg $PATTERN src", "Write the value literally."),
-    Code("BP202", "arithmetic-expansion",
+         "rg $PATTERN src", "Write the value literally.",
+         "rg 'PATTERN' src"),
+    CodeInfo("BP202", "arithmetic-expansion",
          "`$((…))` and `$[…]`.",
          "Arithmetic can read and assign variables, and array subscripts can run commands.",
-         "head -n $((1+2)) f", "Compute the number yourself: `head -n 3 f`."),
-    Code("BP203", "unquoted-glob",
+         "head -n $((1+2)) f", "Compute the number yourself: `head -n 3 f`.",
+         'head -n 3 f'),
+    CodeInfo("BP203", "unquoted-glob",
          "An unquoted `*`, `?` or `[…]` where its expansions could become a flag, a flag's value, "
          "or exceed the operands a program accepts.",
          "bash replaces the pattern with matching file names; a file named `--pre=sh` turns into a flag.",
          "rg foo *.py", "Quote it for the program to match (`--glob '*.py'`), give it a fixed prefix "
-         "(`./*.py`), or put it after `--`."),
-    Code("BP204", "brace-expansion",
+         "(`./*.py`), or put it after `--`.",
+         'rg foo ./*.py'),
+    CodeInfo("BP204", "brace-expansion",
          "`{a,b}` and `{1..3}` outside quotes.",
          "One word turns into several; the checker reads words exactly, so it asks you to write them out.",
-         "ls {src,tests}", "Write the words out (`ls src tests`) or quote the braces."),
-    Code("BP205", "tilde-expansion",
+         "ls {src,tests}", "Write the words out (`ls src tests`) or quote the braces.",
+         'ls src tests'),
+    CodeInfo("BP205", "tilde-expansion",
          "A leading `~` (or `~` after `=`/`:` in an assignment-like word) outside quotes.",
          "It expands to a home directory whose value the checker cannot see.",
-         "cat ~/.bashrc", "Write the absolute path, or put the operand after `--`."),
-    Code("BP206", "ansi-c-quoting",
+         "cat ~/.bashrc", "Write the absolute path, or put the operand after `--`.",
+         'cat /home/me/.bashrc'),
+    CodeInfo("BP206", "ansi-c-quoting",
          "`$'…'` and `$\"…\"` quoting.",
          "Escapes in `$'…'` and translations in `$\"…\"` produce text that differs from what is written.",
-         "rg $'\\x2d\\x2dpre' x", "Use plain single quotes with the characters you mean."),
-    Code("BP207", "extended-glob",
+         "rg $'\\x2d\\x2dpre' x", "Use plain single quotes with the characters you mean.",
+         "rg -- '--pre' x"),
+    CodeInfo("BP207", "extended-glob",
          "`?(…)`, `*(…)`, `+(…)`, `@(…)`, `!(…)` patterns.",
          "Extended globs depend on shell options and can expand to any file name.",
-         "ls !(x)", "Quote the pattern and let the program match it."),
-    Code("BP300", "unknown-program",
+         "# an extended pattern inside [[ … ]], where bash reads extended globs", "Quote the pattern and let the program match it.",
+         "ls '!(x)'"),
+    CodeInfo("BP300", "unknown-program",
          "A program that is not in the whitelist, and programs denied as a whole (pagers, `tee`, shells).",
          "Only programs whose every allowed use was checked against their manual may run.",
-         "python3 script.py", "Use a whitelisted program, add a spec for it in bash-policy.toml, "
-         "or leave plan mode."),
-    Code("BP301", "program-path",
+         "vim notes.txt", "Use a whitelisted program, add a spec for it in bash-policy.toml, "
+         "or leave plan mode.",
+         'cat notes.txt'),
+    CodeInfo("BP301", "program-path",
          "A program named by a relative path, or by a path outside the trusted system directories.",
          "`./rg` or `/tmp/git` is whatever file sits there, not the tool the spec describes.",
-         "./rg foo", "Call the program by its bare name: `rg foo`."),
-    Code("BP302", "program-not-literal",
+         "./rg foo", "Call the program by its bare name: `rg foo`.",
+         'rg foo'),
+    CodeInfo("BP302", "program-not-literal",
          "A program name that holds an expansion or quoting the checker will not resolve.",
          "The program that runs is unknown until run time.",
-         "$EDITOR x", "Name the program literally."),
-    Code("BP303", "no-command",
+         "$EDITOR x", "Name the program literally.",
+         'rg x'),
+    CodeInfo("BP303", "no-command",
          "A segment that only assigns variables.",
          "An assignment changes the shell's state for every later command (PATH, IFS, pagers).",
-         "PAGER=sh", "Drop the assignment."),
-    Code("BP304", "needs-environment",
+         "PAGER=sh", "Drop the assignment.",
+         'PAGER=cat git log'),
+    CodeInfo("BP304", "needs-environment",
          "A program that is read-only only when a variable turns off an effect it has by default.",
          "`go version` downloads and runs the toolchain that go.mod names unless GOTOOLCHAIN=local.",
          "go version", "Prefix the command with the variable the message names: "
-         "`GOTOOLCHAIN=local go version`."),
-    Code("BP400", "denied-flag",
+         "`GOTOOLCHAIN=local go version`.",
+         'GOTOOLCHAIN=local go version'),
+    CodeInfo("BP400", "denied-flag",
          "A flag that runs a program, writes a file, uses the network, changes state or hangs.",
          "Read-only tools have flags that do much more than shape output.",
-         "rg --pre cat x", "Drop the flag; the message says what to use instead."),
-    Code("BP401", "unknown-flag",
+         "rg --pre cat x", "Drop the flag; the message says what to use instead.",
+         'rg -n cat x'),
+    CodeInfo("BP401", "unknown-flag",
          "A flag not in the program's allowlist.",
          "The whitelist only holds flags checked against the manual; new or unknown flags may have effects.",
-         "rg --frobnicate x", "Use a listed flag (`bash-policy programs rg`) or add it in bash-policy.toml."),
-    Code("BP402", "abbreviated-flag",
+         "rg --frobnicate x", "Use a listed flag (`bash-policy programs rg`) or add it in bash-policy.toml.",
+         'rg --fixed-strings x'),
+    CodeInfo("BP402", "abbreviated-flag",
          "An abbreviation of a long option (`--out` for `--output`).",
          "Programs accept unique prefixes of long options, so an abbreviation can reach a denied flag.",
-         "sort --out=f x", "Write the option in full."),
-    Code("BP403", "bad-flag-value",
+         "sort --out=f x", "Write the option in full.",
+         'sort --reverse x'),
+    CodeInfo("BP403", "bad-flag-value",
          "A flag value outside the allowed set, a missing value, or a value to a flag that takes none.",
          "Some flags are safe with some values only (`gh api --method GET`).",
-         "gh api -X DELETE repos/o/r", "Use an allowed value; the message lists them."),
-    Code("BP404", "expansion-as-flag",
+         "gh api -X DELETE repos/o/r", "Use an allowed value; the message lists them.",
+         'gh api repos/o/r'),
+    CodeInfo("BP404", "expansion-as-flag",
          "A word whose expansion could start with `-` in a place where the program reads flags.",
          "A file named `-rf` or `--pre=sh` turns a glob into a flag.",
-         "rg foo -- ; ls *", "Put expansions after `--`, or give them a fixed prefix like `./`."),
-    Code("BP405", "subcommand",
+         "ls | xargs rg foo", "Put expansions after `--`, or give them a fixed prefix like `./`.",
+         'ls | xargs rg foo --'),
+    CodeInfo("BP405", "subcommand",
          "A subcommand that is not read-only, or a missing or unknown subcommand.",
          "`git push`, `gh pr merge` and the like change state.",
-         "git push", "Use a read-only subcommand (`bash-policy programs git`) or leave plan mode."),
-    Code("BP406", "operand",
+         "git push", "Use a read-only subcommand (`bash-policy programs git`) or leave plan mode.",
+         'git status'),
+    CodeInfo("BP406", "operand",
          "An operand that the program writes to, creates or acts on (an output file, a new branch).",
          "Some programs take their output or a new name as a plain operand.",
-         "git branch new-feature", "Drop the operand; list with `git branch --list`."),
-    Code("BP407", "script",
+         "git branch new-feature", "Drop the operand; list with `git branch --list`.",
+         "git branch --list 'new*'"),
+    CodeInfo("BP407", "script",
          "A script argument (sed, awk, jq, GraphQL) whose commands write, run programs or read the environment.",
          "Programs with a language of their own can run commands from inside their script.",
-         "sed 'w out' f", "Keep the script to printing and transforming; the message names the command."),
-    Code("BP500", "write-redirection",
+         "sed 'w out' f", "Keep the script to printing and transforming; the message names the command.",
+         "sed -n 'p' f"),
+    CodeInfo("BP500", "write-redirection",
          "Redirections that open a file for writing: `>`, `>>`, `&>`, `&>>`, `>|`, `<>`, `>&file`.",
          "They create or overwrite files.",
-         "rg foo > out", "Drop the redirection and read the output directly, or send it to /dev/null."),
-    Code("BP501", "redirection-target",
+         "rg foo > out", "Drop the redirection and read the output directly, or send it to /dev/null.",
+         'rg foo 2>/dev/null'),
+    CodeInfo("BP501", "redirection-target",
          "A redirection whose target is not a literal path, or a device that opens a network connection.",
          "The file that is opened is unknown until run time; `/dev/tcp/…` connects to a host.",
-         "rg foo < /dev/tcp/example.com/80", "Redirect from a literal file."),
-    Code("BP600", "env-assignment",
+         "rg foo < /dev/tcp/example.com/80", "Redirect from a literal file.",
+         'rg foo < notes.txt'),
+    CodeInfo("BP600", "env-assignment",
          "A per-command variable assignment outside the harmless list.",
          "Variables change what an allowed program does: PAGER, GIT_*, LD_PRELOAD, PATH, RIPGREP_CONFIG_PATH.",
-         "PAGER=sh git log", "Drop the assignment; harmless ones (LC_ALL, TZ, NO_COLOR, …) are allowed."),
-    Code("BP601", "repository-config",
+         "PAGER=sh git log", "Drop the assignment; harmless ones (LC_ALL, TZ, NO_COLOR, …) are allowed.",
+         'LC_ALL=C git log'),
+    CodeInfo("BP601", "repository-config",
          "A git command whose repository config (or an included file, a submodule's config, a "
          "post-index-change hook) names a program git runs: core.fsmonitor, core.pager, pager.<cmd>, "
          "diff.external, diff/filter/merge drivers, gpg.program, credential helpers and the like; "
@@ -159,17 +259,21 @@ CODES: dict[str, Code] = {c.code: c for c in (
          "also either after a `cd` whose target the checker cannot resolve.",
          "A repository's own config can make plain `git status` or `git diff` run a program; a "
          "directory can hold a crafted repository.",
-         "git status  (in a repository whose .git/config sets core.fsmonitor)",
+         "# git status, in a repository whose .git/config sets core.fsmonitor",
          "Inspect the named config file and remove the key, or run git outside plan mode with the "
-         "hardened environment (bash_policy.hardened_env)."),
-    Code("BP602", "out-of-scope",
+         "hardened environment (bash_policy.hardened_env).",
+         'git status'),
+    CodeInfo("BP602", "out-of-scope",
          "With `scope_roots` set: a path operand, flag value or `<` redirection outside those roots.",
          "Read-only tools can still read secrets (`~/.ssh`, `/proc/self/environ`) outside the project.",
-         "cat /etc/passwd", "Read files inside the project, or add the directory to scope_roots."),
-)}
+         "# cat /etc/passwd, with scope_roots set to the project", "Read files inside the project, or add the directory to scope_roots.",
+         'cat src/main.py'),
+)
+CODES: dict[str, CodeInfo] = {c.code: c for c in _TABLE}
+assert set(CODES) == {c.value for c in Code}, "every code has one entry in the table"
 
 
-def code_for(name: str) -> Code:
+def code_for(name: str) -> CodeInfo:
     for c in CODES.values():
         if c.name == name:
             return c

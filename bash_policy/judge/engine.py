@@ -1,7 +1,9 @@
 """The generic engine: a `Script` and a `Policy` in, a `Verdict` out.
 
 It holds no program names.  What a program may do is in its spec; what
-needs real logic is a hook named by the spec (bash_policy/judge/rules/).
+needs real logic is a program rule named by the spec (bash_policy/judge/rules/).
+Every check here is an engine rule with a name, a doc and examples, so each
+denial says which rule produced it.
 """
 
 from __future__ import annotations
@@ -11,65 +13,147 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from . import rules
+from .codes import Code, Effect
+from .policy import Policy
+from .rules import engine_rule
+from .scope import check_scope
+from .spec import CommandSpec, Flag, Reason
+from .verdict import Denial, Verdict
 from ..read.model import (
     ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, EXTGLOB, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE,
-    Segment, Span, Word,
+    Assignment, Segment, Span, Word,
 )
 from ..read.treesitter import parse
-from .scope import check_scope
-from .policy import Policy
-from .spec import CommandSpec, Flag
-from .verdict import Denial, Verdict
+
+# -- engine rules: what each generic check blocks, why, and its examples ---------
+
+INTERNAL = engine_rule("internal_error", """Any input on which the checker itself fails.
+    A checker that raises lets a harness treat the command as unchecked; every
+    internal error is a denial instead (fail closed).""",
+    codes=[Code.BP107], deny=[], allow=["ls"],
+    untestable="no input should reach it; tests/test_hostile.py forces an internal error")
+SCREEN = engine_rule("input_screen", """Over-long commands and invisible, control or bidirectional characters.
+    They make a command look different to a person, the checker and bash, or
+    make the checker slow.""",
+    codes=[Code.BP103, Code.BP104], deny=["rg foo\r"], allow=["rg foo"])
+SYNTAX = engine_rule("syntax", """Text that does not parse, or constructs outside what the checker models.
+    What the checker cannot read exactly, it cannot judge.""",
+    codes=[Code.BP100, Code.BP101, Code.BP102], deny=['rg "foo', "rg foo &"], allow=['rg "foo"'])
+LIMITS = engine_rule("segment_limit", """More simple commands in one line than the policy's limit.
+    An unbounded number of commands would make the check slow; past the limit
+    it is denied, never skipped.""",
+    codes=[Code.BP103], deny=["true" + ";true" * 200], allow=["true;true"])
+EXPANSION = engine_rule("expansion", """A word whose value bash computes at run time, where that value matters.
+    Command and parameter expansion, arithmetic, globs, braces, tildes and
+    `$'…'` quoting turn one written word into text the checker cannot know.""",
+    codes=[Code.BP200, Code.BP201, Code.BP202, Code.BP203, Code.BP204, Code.BP205, Code.BP206,
+           Code.BP207],
+    deny=["rg $(id)", "rg $X", "ls {a,b}"], allow=["rg 'x'"])
+ASSIGNMENT = engine_rule("assignment", """Variable assignments outside the harmless list, and assignments without a command.
+    Variables change what an allowed program does (PAGER, GIT_*, LD_PRELOAD),
+    and a bare assignment changes the shell for every later command.""",
+    codes=[Code.BP600, Code.BP303], deny=["PAGER=sh git log", "X=1"], allow=["LC_ALL=C rg x"])
+REDIRECTION = engine_rule("redirection", """Redirections that write files, read network devices or expand.
+    `>`, `>>`, `&>` and the like create files; `/dev/tcp/…` connects to a host;
+    an unquoted here-document runs the substitutions in its body.""",
+    codes=[Code.BP500, Code.BP501, Code.BP105],
+    deny=["rg x > out", "rg x < /dev/tcp/h/80", "cat <<EOF\n$(id)\nEOF"],
+    allow=["rg x 2>/dev/null", "rg x 2>&1"])
+PROGRAM = engine_rule("program", """Programs outside the whitelist, denied whole, named by a path or not literally.
+    Only programs whose every allowed use was checked against their manual
+    may run, and only the trusted copy of each.""",
+    codes=[Code.BP300, Code.BP301, Code.BP302, Code.BP304],
+    deny=["vim x", "./rg x", "$EDITOR x", "go version"], allow=["/usr/bin/rg x"])
+SUBCOMMAND = engine_rule("subcommand", """Subcommands that are not read-only, or missing and unknown ones.
+    `git push`, `gh pr merge` and the like change state.""",
+    codes=[Code.BP405], deny=["git push"], allow=["git status"])
+FLAGS = engine_rule("flags", """Flags that are denied, unknown, abbreviated, or given a wrong value.
+    Read-only programs have flags that run programs or write files, and accept
+    them in other spellings; only flags checked against the manual pass.""",
+    codes=[Code.BP400, Code.BP401, Code.BP402, Code.BP403],
+    deny=["rg --pre cat x", "rg --frob x", "sort --out=f x", "rg --color=sometimes x"],
+    allow=["rg -n x"])
+OPERANDS = engine_rule("operands", """Operands a program writes to or acts on, too many operands, and globs that could become flags.
+    Some programs take an output file or a new name as a plain operand; a
+    file named `--pre=sh` turns an unanchored glob into a flag.""",
+    codes=[Code.BP406, Code.BP203, Code.BP404],
+    deny=["rg foo *.py", "pwd x", "ls | xargs rg x"], allow=["rg foo ./*.py"])
+SCOPE = engine_rule("scope", """With `scope_roots` set: paths outside those directories.
+    Read-only tools still read secrets outside the project.""",
+    codes=[Code.BP602], deny=[], allow=["ls"],
+    untestable="needs a policy with scope_roots: tests/test_scope.py")
 
 _EXPANSION_CODES = {
-    COMMAND_SUB: ("BP200", "runs a command inside the word"),
-    PROCESS_SUB: ("BP200", "runs a command inside the word"),
-    PARAMETER: ("BP201", "expands a variable whose value is unknown until run time"),
-    ARITHMETIC: ("BP202", "evaluates arithmetic, which can assign variables and run code"),
-    BRACE: ("BP204", "brace expansion turns one word into several"),
-    ANSI_C: ("BP206", "`$'…'` quoting turns escapes into other characters"),
-    LOCALE: ("BP206", "`$\"…\"` quoting translates the text at run time"),
-    EXTGLOB: ("BP207", "an extended glob pattern expands to file names"),
-    GLOB: ("BP203", "an unquoted glob expands to file names"),
-    TILDE: ("BP205", "`~` expands to a home directory the checker cannot see"),
+    COMMAND_SUB: (Code.BP200, "runs a command inside the word"),
+    PROCESS_SUB: (Code.BP200, "runs a command inside the word"),
+    PARAMETER: (Code.BP201, "expands a variable whose value is unknown until run time"),
+    ARITHMETIC: (Code.BP202, "evaluates arithmetic, which can assign variables and run code"),
+    BRACE: (Code.BP204, "brace expansion turns one word into several"),
+    ANSI_C: (Code.BP206, "`$'…'` quoting turns escapes into other characters"),
+    LOCALE: (Code.BP206, "`$\"…\"` quoting translates the text at run time"),
+    EXTGLOB: (Code.BP207, "an extended glob pattern expands to file names"),
+    GLOB: (Code.BP203, "an unquoted glob expands to file names"),
+    TILDE: (Code.BP205, "`~` expands to a home directory the checker cannot see"),
 }
 _EXPANSION_HINTS = {
-    "BP200": "run the inner command by itself first, then write its output literally",
-    "BP201": "write the value literally",
-    "BP202": "write the number literally",
-    "BP204": "write the words out, or quote the braces",
-    "BP206": "use plain single quotes around the exact characters",
-    "BP207": "quote the pattern and let the program match it",
-    "BP205": "write the absolute path, or put the operand after `--`",
+    Code.BP200: "run the inner command by itself first, then write its output literally",
+    Code.BP201: "write the value literally",
+    Code.BP202: "write the number literally",
+    Code.BP204: "write the words out, or quote the braces",
+    Code.BP206: "use plain single quotes around the exact characters",
+    Code.BP207: "quote the pattern and let the program match it",
+    Code.BP205: "write the absolute path, or put the operand after `--`",
 }
 _PLAIN_VARIABLE = re.compile(r'"?\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})"?', re.ASCII)
 _SIMPLE_BRACE = re.compile(r"([^{}'\"\\$`\s]*)\{([^{}'\"\\$`\s]*,[^{}'\"\\$`\s]*)\}([^{}'\"\\$`\s]*)")
 _DEFAULT_FIX = {
-    "exec": "drop it; running other programs needs leaving plan mode",
-    "write": "drop it and read the output directly; writing files needs leaving plan mode",
-    "network": "drop it; network calls that change things need leaving plan mode",
-    "hang": "drop it; plan-mode commands must finish on their own",
-    "state": "drop it; changing state needs leaving plan mode",
-    "leak": "drop it",
-    "interactive": "drop it; interactive programs cannot run in plan mode",
+    Effect.EXEC: "drop it; running other programs needs leaving plan mode",
+    Effect.WRITE: "drop it and read the output directly; writing files needs leaving plan mode",
+    Effect.NETWORK: "drop it; network calls that change things need leaving plan mode",
+    Effect.HANG: "drop it; plan-mode commands must finish on their own",
+    Effect.STATE: "drop it; changing state needs leaving plan mode",
+    Effect.LEAK: "drop it",
+    Effect.INTERACTIVE: "drop it; interactive programs cannot run in plan mode",
 }
 _BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069",
          "\u200e", "\u200f", "\u061c"}
 
 
+@dataclass(frozen=True, slots=True)
+class FlagUse:
+    """One flag as the program reads it: the flag, the name as written, its value
+    (None when it takes none), the word holding the flag, the word holding the
+    value (the same word when attached), and the flag word's index in the argv."""
+
+    flag: Flag
+    name: str
+    value: str | None
+    word: Word
+    value_word: Word | None
+    index: int
+
+
 @dataclass
 class Invocation:
-    """What the engine read from one program's argv, for hooks to inspect."""
+    """What the engine read from one program's argv, for program rules to inspect."""
 
     spec: CommandSpec
     words: tuple[Word, ...]
-    flags: list[tuple[Flag, str | None, Word]] = field(default_factory=list)
+    flags: list[FlagUse] = field(default_factory=list)
     positionals: list[Word] = field(default_factory=list)
     after_double_dash: bool = False
 
+    def uses(self, *names: str) -> list[FlagUse]:
+        """The uses of the flags that have any of `names` (any spelling)."""
+        wanted = set(names)
+        return [use for use in self.flags if wanted.intersection(use.flag.names)]
+
+    def has(self, *names: str) -> bool:
+        return bool(self.uses(*names))
+
 
 class Context:
-    """State of one check: the policy, the denials so far, the segment."""
+    """State of one check: the policy, the denials so far, the segment, the rule running."""
 
     def __init__(self, policy: Policy, source: str, cwd: str | None):
         self.policy = policy
@@ -80,10 +164,15 @@ class Context:
         self.segment: int | None = None
         # The literal per-command assignments of the segment being checked.
         self.assignments: dict[str, str | None] = {}
-        self.segments: tuple[Segment, ...] = ()  # the whole script, for hooks that follow `cd`
+        self.segments: tuple[Segment, ...] = ()  # the whole script, for rules that follow `cd`
+        self.rule = SYNTAX
 
-    def deny(self, code: str, span: Span, message: str, hint: str, effect: str | None = None):
-        self.denials.append(Denial(code, message, hint, span, self.segment, effect))
+    def deny(self, code: Code | str, span: Span, message: str, hint: str,
+             effect: Effect | str | None = None, rule: str | None = None) -> None:
+        """Record a denial; `rule` defaults to the rule running now."""
+        self.denials.append(Denial(Code(code).value, message, hint, span, self.segment,
+                                   None if effect is None else Effect(effect).value,
+                                   rule or self.rule))
 
     def deny_word(self, word: Word, context: str = "") -> None:
         """Deny the first expansion of a word that is not allowed where it stands."""
@@ -91,24 +180,40 @@ class Context:
         code, why = _EXPANSION_CODES[expansion.kind]
         shown = word.text
         where = f" {context}" if context else ""
-        if code == "BP203":
+        if code is Code.BP203:
             hint = (f"quote it so the program matches it itself ('{word.value or shown}'), "
                     "give it a fixed prefix such as ./, or put it after `--`")
-        elif code == "BP201":
+        elif code is Code.BP201:
             hint = _variable_hint(self.source[expansion.span.start:expansion.span.end])
-        elif code == "BP204":
+        elif code is Code.BP204:
             hint = _brace_hint(shown)
         else:
             hint = _EXPANSION_HINTS[code]
-        self.deny(code, expansion.span if code in ("BP200", "BP201", "BP202") else word.span,
-                  f"`{shown}`{where}: {why}", hint)
+        at = expansion.span if code in (Code.BP200, Code.BP201, Code.BP202) else word.span
+        self.deny(code, at, f"`{shown}`{where}: {why}", hint, rule=EXPANSION)
+
+    def check_inner(self, words: tuple[Word, ...], appended: str | None = None) -> None:
+        """Check a command a wrapper runs (`env X=1 rg`, `xargs rg`) as if typed
+        alone; `appended` names the wrapper when it appends unknown operands."""
+        check_argv(words, self, appended)
+
+    def check_assignment(self, assignment: Assignment) -> None:
+        """Check `NAME=VALUE` against the harmless-variable list, as for the shell."""
+        _check_assignment(assignment, self)
+
+    def run_rule(self, name: str, inv: Invocation) -> None:
+        outer, self.rule = self.rule, name
+        try:
+            rules.get(name)(inv, self)
+        finally:
+            self.rule = outer
 
 
 def _variable_hint(text: str) -> str:
     """For a plain `$NAME`, say how to learn the value in a command of its own."""
     match = _PLAIN_VARIABLE.fullmatch(text)
     if match is None:
-        return _EXPANSION_HINTS["BP201"]
+        return _EXPANSION_HINTS[Code.BP201]
     return (f"write the value literally; to learn it, run `printenv {match[1] or match[2]}` "
             "as a command of its own first")
 
@@ -117,15 +222,28 @@ def _brace_hint(text: str) -> str:
     """For one simple `{a,b}`, spell out the words it becomes."""
     match = _SIMPLE_BRACE.fullmatch(text)
     if match is None:
-        return _EXPANSION_HINTS["BP204"]
+        return _EXPANSION_HINTS[Code.BP204]
     prefix, alternatives, suffix = match.groups()
     words = " ".join(prefix + a + suffix for a in alternatives.split(","))
     return f"write the words out: `{words}`"
 
 
 def check(command: str, policy: Policy | None = None, *, cwd: str | None = None) -> Verdict:
-    """Decide whether `command` may run in plan mode.  Never raises on input."""
-    policy = policy or Policy.default()
+    """Decide whether `command` may run in plan mode.  Never raises: any
+    internal error is a denial (BP107), because a harness may read an
+    exception as "go ahead"."""
+    try:
+        return _check(command, policy or Policy.default(), cwd)
+    except Exception as error:  # fail closed, whatever went wrong
+        text = command if isinstance(command, str) else ""
+        denial = Denial(Code.BP107.value, f"the checker failed on this command ({type(error).__name__}: "
+                        f"{error}); it is denied because it could not be checked",
+                        "rewrite the command more simply; please report this input as a bug",
+                        Span(0, len(text)), None, None, INTERNAL)
+        return Verdict(text, False, (denial,), ())
+
+
+def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
     if not isinstance(command, str):
         raise TypeError("command must be str")
     ctx = Context(policy, command, cwd)
@@ -134,11 +252,11 @@ def check(command: str, policy: Policy | None = None, *, cwd: str | None = None)
     script = parse(command)
     ctx.segments = script.segments
     for code, span, message, hint in script.problems:
-        ctx.deny(code, span, message, hint or "rewrite it as simple commands")
+        ctx.deny(code, span, message, hint or "rewrite it as simple commands", rule=SYNTAX)
     if len(script.segments) > policy.max_segments:
-        ctx.deny("BP103", Span(0, len(command)),
+        ctx.deny(Code.BP103, Span(0, len(command)),
                  f"{len(script.segments)} commands in one line exceed the limit of {policy.max_segments}",
-                 "split the work into several commands")
+                 "split the work into several commands", rule=LIMITS)
         return Verdict(command, False, tuple(ctx.denials), script.segments)
     if not script.segments and not script.problems:
         ctx.notes.append("empty command")
@@ -154,9 +272,9 @@ def check(command: str, policy: Policy | None = None, *, cwd: str | None = None)
 def _screen(command: str, ctx: Context) -> bool:
     """Deny input that no parser should see: too long, NUL, control, bidi."""
     if len(command) > ctx.policy.max_length:
-        ctx.deny("BP103", Span(0, len(command)),
+        ctx.deny(Code.BP103, Span(0, len(command)),
                  f"the command is {len(command)} characters long; the limit is {ctx.policy.max_length}",
-                 "split the work into smaller commands")
+                 "split the work into smaller commands", rule=SCREEN)
         return True
     for index, ch in enumerate(command):
         if ch in "\n\t" or " " <= ch < "\x7f":
@@ -173,8 +291,8 @@ def _screen(command: str, ctx: Context) -> bool:
             what = f"the invisible or unassigned character U+{ord(ch):04X}"
         else:
             continue
-        ctx.deny("BP104", Span(index, index + 1), f"the command contains {what}",
-                 "retype the command with plain characters")
+        ctx.deny(Code.BP104, Span(index, index + 1), f"the command contains {what}",
+                 "retype the command with plain characters", rule=SCREEN)
         return True
     return False
 
@@ -189,33 +307,35 @@ def check_segment(segment: Segment, ctx: Context) -> None:
         if redirect.fd is not None:
             opened.add(redirect.fd)
     if ctx.policy.scope_roots:
+        outer, ctx.rule = ctx.rule, SCOPE
         check_scope(segment, ctx)
+        ctx.rule = outer
     if not segment.words:
         if segment.assignments:
-            ctx.deny("BP303", segment.span,
+            ctx.deny(Code.BP303, segment.span,
                      "an assignment without a command changes the shell for every later command",
-                     "drop the assignment")
+                     "drop the assignment", rule=ASSIGNMENT)
         return
     check_argv(segment.words, ctx)
 
 
-def _check_assignment(assignment, ctx: Context) -> None:
+def _check_assignment(assignment: Assignment, ctx: Context) -> None:
     allowed = ctx.policy.env.get(assignment.name)
     value = assignment.value
     if allowed is None:
-        ctx.deny("BP600", assignment.span,
+        ctx.deny(Code.BP600, assignment.span,
                  f"`{assignment.name}=` changes what the program runs or reads; only harmless "
                  "variables may be set",
                  f"drop `{assignment.name}=…`; harmless ones such as LC_ALL, TZ or NO_COLOR are "
-                 "allowed (docs/config.md)")
+                 "allowed (docs/config.md)", rule=ASSIGNMENT)
         return
     if value.value is None:
         ctx.deny_word(value, f"in the value of {assignment.name}")
         return
     if allowed != "*" and value.value not in allowed:
-        ctx.deny("BP600", assignment.span,
+        ctx.deny(Code.BP600, assignment.span,
                  f"`{assignment.name}` may only be set to {', '.join(allowed)}",
-                 f"write {assignment.name}={allowed[0]} or drop it")
+                 f"write {assignment.name}={allowed[0]} or drop it", rule=ASSIGNMENT)
 
 
 def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
@@ -223,152 +343,357 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
     if op in ("<<", "<<-"):
         body = redirect.body or ""
         if not redirect.quoted and any(ch in body for ch in "$`\\"):
-            ctx.deny("BP105", redirect.span,
+            ctx.deny(Code.BP105, redirect.span,
                      "the here-document's delimiter is unquoted, so `$`, backquotes and `\\` in its "
-                     "body are expanded", "quote the delimiter: <<'EOF'")
+                     "body are expanded", "quote the delimiter: <<'EOF'", rule=REDIRECTION)
         return
     if op in (">&-", "<&-"):
         return
     if target is None:
-        ctx.deny("BP500", redirect.span, f"unsupported redirection `{op}`", "drop the redirection")
+        ctx.deny(Code.BP500, redirect.span, f"unsupported redirection `{op}`", "drop the redirection",
+                 rule=REDIRECTION)
         return
     if target.value is None:
         if op == "<<<" or not target.pathname_only:
             ctx.deny_word(target, "in a here-string" if op == "<<<" else "as a redirection target")
         else:
-            ctx.deny("BP501", target.span,
+            ctx.deny(Code.BP501, target.span,
                      f"the redirection target `{target.text}` is not a literal path",
-                     "write the file name literally, in quotes if needed")
+                     "write the file name literally, in quotes if needed", rule=REDIRECTION)
         return
     path = target.value
     if op in (">&", "<&") and (path.isdigit() or (path[:-1].isdigit() and path.endswith("-"))):
         source_fd = int(path.rstrip("-"))
         if op == ">&" and source_fd not in opened:
             # Another descriptor may be a file the harness holds open for writing.
-            ctx.deny("BP500", redirect.span,
+            ctx.deny(Code.BP500, redirect.span,
                      f"`{ctx.source[redirect.span.start:redirect.span.end]}` writes to descriptor "
                      f"{source_fd}, which this command did not open: it may be a file the caller "
                      "holds open", "redirect to the standard streams only (2>&1, >&2) or to /dev/null",
-                     "write")
+                     Effect.WRITE, rule=REDIRECTION)
         return  # duplicating or moving a standard or own descriptor opens nothing
     if op == "<<<":
         return
     if op in ("<", "<&"):
         if any(path.startswith(p) for p in ctx.policy.network_paths):
-            ctx.deny("BP501", target.span, f"reading `{path}` makes bash open a network connection",
-                     "read a local file instead", "network")
+            ctx.deny(Code.BP501, target.span, f"reading `{path}` makes bash open a network connection",
+                     "read a local file instead", Effect.NETWORK, rule=REDIRECTION)
         elif op == "<&":
-            ctx.deny("BP500", redirect.span, f"`<&{path}` is not a descriptor number",
-                     "use <file to read a file")
+            ctx.deny(Code.BP500, redirect.span, f"`<&{path}` is not a descriptor number",
+                     "use <file to read a file", rule=REDIRECTION)
         return
     if op in (">", ">>", "&>", "&>>", ">|", ">&") and path in ctx.policy.write_targets:
         return
     written = f"{'' if redirect.fd is None else redirect.fd}{op}{target.text}"
-    ctx.deny("BP500", Span(redirect.span.start, target.span.end),
+    ctx.deny(Code.BP500, Span(redirect.span.start, target.span.end),
              f"`{written}` opens `{path}` for writing",
              "drop the redirection and read the output directly, or redirect to /dev/null",
-             "write")
+             Effect.WRITE, rule=REDIRECTION)
 
 
-def check_argv(words: tuple[Word, ...], ctx: Context, trailing_unknown: str | None = None) -> None:
-    """Check one program's argv (the program word first).  `trailing_unknown`
-    names the wrapper that appends operands from standard input, if any."""
+def check_argv(words: tuple[Word, ...], ctx: Context, appended: str | None = None) -> None:
+    """Check one program's argv (the program word first).  `appended` names
+    the wrapper that appends operands from standard input, if any."""
     program = words[0]
     if program.value is None:
         expansion = program.expansions[0]
-        ctx.deny("BP302", program.span,
+        ctx.deny(Code.BP302, program.span,
                  f"the program name `{program.text}` holds {expansion.kind.replace('-', ' ')}",
-                 "name the program literally")
+                 "name the program literally", rule=PROGRAM)
         return
     name = program.value
     if "/" in name:
         directory, _, base = name.rpartition("/")
         if not name.startswith("/") or directory not in ctx.policy.trusted_dirs or not base:
-            ctx.deny("BP301", program.span,
+            ctx.deny(Code.BP301, program.span,
                      f"`{name}` is a path, not a trusted program"
                      + ("" if name.startswith("/") else " (relative paths run whatever file is there)"),
-                     f"call it by its bare name: `{base or name}`")
+                     f"call it by its bare name: `{base or name}`", rule=PROGRAM)
             return
         name = base
     spec = ctx.policy.spec(name) if name else None
     if spec is None:
-        ctx.deny("BP300", program.span, f"`{name}` is not in the read-only whitelist",
+        ctx.deny(Code.BP300, program.span, f"`{name}` is not in the read-only whitelist",
                  "use a whitelisted program (`bash-policy programs`), add a spec in bash-policy.toml, "
-                 "or leave plan mode")
+                 "or leave plan mode", rule=PROGRAM)
         return
     if spec.denied is not None:
-        ctx.deny("BP300", program.span, f"`{name}` {spec.denied.why}",
-                 spec.denied.fix or _DEFAULT_FIX[spec.denied.category], spec.denied.category)
+        ctx.deny(Code.BP300, program.span, f"`{name}` {spec.denied.why}",
+                 spec.denied.fix or _DEFAULT_FIX[spec.denied.effect], spec.denied.effect, rule=PROGRAM)
         return
-    evaluate(spec, words, 1, ctx, trailing_unknown)
+    ArgvReader(spec, words, 1, ctx, appended).read()
 
 
-def evaluate(spec: CommandSpec, words: tuple[Word, ...], start: int, ctx: Context,
-             trailing_unknown: str | None = None) -> None:
-    """Read `words[start:]` with `spec`'s option grammar, then judge it."""
-    for name, (values, effect) in spec.requires_env.items():
-        if ctx.assignments.get(name) not in values:
-            ctx.deny("BP304", words[start - 1].span, f"`{spec.display}` {effect.why}",
-                     effect.fix or f"prefix the command with {name}={values[0]}", effect.category)
-    inv = Invocation(spec, words)
-    i = start
-    n = len(words)
-    options_done = False
-    while i < n:
-        word = words[i]
-        i += 1
-        value = word.value
-        if value is None:
-            if not word.pathname_only:
-                ctx.deny_word(word)
-            elif spec.subcommands and not inv.positionals:
-                ctx.deny("BP405", word.span, f"`{spec.display}` needs a literal subcommand",
-                         "write the subcommand literally")
-            elif options_done or word.cannot_start_with_dash:
-                inv.positionals.append(word)
-            elif GLOB in {e.kind for e in word.expansions}:
-                ctx.deny("BP203", word.span,
-                         f"`{word.text}` expands to file names, and one starting with `-` "
-                         f"would be read by {spec.display} as a flag",
-                         _glob_hint(word.text))
+class ArgvReader:
+    """Reads `words[start:]` with one spec's option grammar, as the program does
+    (getopt_long or git's parse-options: clusters, attached and separate values,
+    `--`, permutation or the POSIX stop at the first operand), then judges it.
+    A subcommand hands the rest of the words to a reader of its own."""
+
+    def __init__(self, spec: CommandSpec, words: tuple[Word, ...], start: int, ctx: Context,
+                 appended: str | None):
+        self.spec = spec
+        self.words = words
+        self.i = start
+        self.ctx = ctx
+        self.appended = appended
+        self.inv = Invocation(spec, words)
+        self.options_done = False
+
+    def deny(self, code: Code, span: Span, message: str, hint: str,
+             effect: Effect | None = None, rule: str = FLAGS) -> None:
+        self.ctx.deny(code, span, message, hint, effect, rule=rule)
+
+    def read(self) -> None:
+        spec, ctx = self.spec, self.ctx
+        for name, (values, reason) in spec.requires_env.items():
+            if ctx.assignments.get(name) not in values:
+                ctx.deny(Code.BP304, self.words[self.i - 1].span, f"`{spec.display}` {reason.why}",
+                         reason.fix or f"prefix the command with {name}={values[0]}", reason.effect,
+                         rule=PROGRAM)
+        while self.i < len(self.words):
+            word = self.words[self.i]
+            self.i += 1
+            if word.value is None:
+                self.expanding_word(word)
+            elif self.is_operand(word.value):
+                if spec.subcommands and not self.inv.positionals and not self.options_done:
+                    self.subcommand(word)
+                    return
+                self.inv.positionals.append(word)
+                if spec.style == "posix":
+                    self.options_done = True
+            elif word.value == "--" and spec.double_dash:
+                self.options_done = True
+                self.inv.after_double_dash = True
+            elif spec.style == "single" or word.value.startswith("--"):
+                self.long_option(word)
             else:
-                ctx.deny_word(word)
-            if spec.style == "posix" and inv.positionals:
-                options_done = True
-            continue
+                self.short_cluster(word)
+        self.finish(has_sub=False)
+
+    def is_operand(self, value: str) -> bool:
+        spec = self.spec
         if spec.style == "text" and value not in spec.flags:
-            options_done = True  # echo-like: the first word that is not a flag starts the text
-        if options_done or value == "-" or not value.startswith("-") or (
-                spec.style == "posix" and inv.positionals):
-            if spec.subcommands and not inv.positionals and not options_done:
-                sub = spec.subcommands.get(value)
-                if sub is None:
-                    allowed = sorted(name for name, sub in spec.subcommands.items() if sub.denied is None)
-                    ctx.deny("BP405", word.span,
-                             f"`{spec.display} {value}` is not a read-only subcommand",
-                             f"use one of: {', '.join(allowed)}; "
-                             "other subcommands need leaving plan mode")
-                    return
-                if sub.denied is not None:
-                    ctx.deny("BP405", word.span, f"`{sub.display}` {sub.denied.why}",
-                             sub.denied.fix or _DEFAULT_FIX[sub.denied.category], sub.denied.category)
-                    return
-                _finish(inv, ctx, trailing_unknown=None, has_sub=True)
-                evaluate(sub, words, i, ctx, trailing_unknown)
-                return
+            self.options_done = True  # echo-like: the first word that is not a flag starts the text
+        return (self.options_done or value == "-" or not value.startswith("-")
+                or (spec.style == "posix" and bool(self.inv.positionals)))
+
+    def expanding_word(self, word: Word) -> None:
+        spec, inv = self.spec, self.inv
+        if not word.pathname_only:
+            self.ctx.deny_word(word)
+        elif spec.subcommands and not inv.positionals:
+            self.deny(Code.BP405, word.span, f"`{spec.display}` needs a literal subcommand",
+                      "write the subcommand literally", rule=SUBCOMMAND)
+        elif self.options_done or word.cannot_start_with_dash:
             inv.positionals.append(word)
-            if spec.style == "posix":
-                options_done = True
-            continue
-        if value == "--" and spec.double_dash:
-            options_done = True
-            inv.after_double_dash = True
-            continue
-        if spec.style == "single" or value.startswith("--"):
-            i = _long_option(spec, words, i, word, inv, ctx)
+        elif GLOB in {e.kind for e in word.expansions}:
+            self.deny(Code.BP203, word.span,
+                      f"`{word.text}` expands to file names, and one starting with `-` "
+                      f"would be read by {spec.display} as a flag", _glob_hint(word.text),
+                      rule=OPERANDS)
         else:
-            i = _short_cluster(spec, words, i, word, inv, ctx)
-    _finish(inv, ctx, trailing_unknown)
+            self.ctx.deny_word(word)
+        if spec.style == "posix" and inv.positionals:
+            self.options_done = True
+
+    def subcommand(self, word: Word) -> None:
+        spec, value = self.spec, word.value
+        sub = spec.subcommands.get(value)
+        if sub is None:
+            allowed = sorted(name for name, s in spec.subcommands.items() if s.denied is None)
+            self.deny(Code.BP405, word.span, f"`{spec.display} {value}` is not a read-only subcommand",
+                      f"use one of: {', '.join(allowed)}; other subcommands need leaving plan mode",
+                      rule=SUBCOMMAND)
+            return
+        if sub.denied is not None:
+            self.deny(Code.BP405, word.span, f"`{sub.display}` {sub.denied.why}",
+                      sub.denied.fix or _DEFAULT_FIX[sub.denied.effect], sub.denied.effect,
+                      rule=SUBCOMMAND)
+            return
+        self.finish(has_sub=True)
+        ArgvReader(sub, self.words, self.i, self.ctx, self.appended).read()
+
+    # -- options -------------------------------------------------------------
+    def long_option(self, word: Word) -> None:
+        spec, text = self.spec, word.value
+        name, eq, attached = text.partition("=")
+        flag = spec.flags.get(name)
+        if flag is None and spec.style == "single" and text in spec.flags:
+            flag, name, eq, attached = spec.flags[text], text, "", ""
+        if flag is None:
+            self.unknown_flag(name, word)
+            return
+        if flag.denied is not None:
+            self.denied_flag(flag, name, word, consumes_next=flag.value == "required" and not eq)
+            return
+        if flag.value == "none":
+            if eq:
+                self.deny(Code.BP403, word.span, f"`{spec.display} {name}` takes no value",
+                          f"write `{name}` alone")
+                return
+            self.record(flag, name, None, word, None)
+            return
+        self.with_value(flag, name, word, attached if eq else None)
+
+    def short_cluster(self, word: Word) -> None:
+        spec, text = self.spec, word.value
+        if spec.numeric_flag and text[1:].isdigit():
+            self.record(Flag(("-NUM",), "none"), text, text[1:], word, word)
+            return
+        for k in range(1, len(text)):
+            name = "-" + text[k]
+            flag = spec.flags.get(name)
+            if flag is None:
+                self.unknown_flag(name, word, cluster=text if len(text) > 2 else None)
+                return
+            if flag.denied is not None:
+                shown = name if len(text) == 2 else f"{name} (in {text})"
+                self.denied_flag(flag, shown, word,
+                                 consumes_next=flag.value == "required" and k + 1 == len(text))
+                return
+            if flag.value == "none":
+                self.record(flag, name, None, word, None)
+                continue
+            self.with_value(flag, name, word, text[k + 1:] or None)
+            return
+
+    def with_value(self, flag: Flag, name: str, word: Word, attached: str | None) -> None:
+        """A value-taking flag: its attached value, none (optional), or the next word."""
+        if attached is not None:
+            value, holder = attached, word
+        elif flag.value == "optional":
+            self.record(flag, name, None, word, None)
+            return
+        elif flag.value == "attached":
+            self.deny(Code.BP403, word.span,
+                      f"`{self.spec.display} {name}` takes its value only attached "
+                      f"(`{name}{'=' if name.startswith('--') else ''}{flag.metavar or 'VALUE'}`); "
+                      "the next word is not its value",
+                      f"write {name}{'=' if name.startswith('--') else ''}{flag.metavar or 'VALUE'}")
+            return
+        else:
+            holder = self.take_value(flag, name, word)
+            if holder is None:
+                return
+            value = holder.value
+        if flag.choices is not None and value not in flag.choices:
+            self.deny(Code.BP403, word.span,
+                      f"`{self.spec.display} {name}` does not allow the value `{value}`",
+                      f"use one of: {', '.join(sorted(flag.choices))}")
+            return
+        self.record(flag, name, value, word, holder)
+
+    def take_value(self, flag: Flag, name: str, word: Word) -> Word | None:
+        """Consume the separate value word of `flag`, or deny and return None."""
+        if self.i >= len(self.words):
+            self.deny(Code.BP403, word.span, f"`{self.spec.display} {name}` needs a value",
+                      f"give it one: {name} {flag.metavar or 'VALUE'}")
+            return None
+        holder = self.words[self.i]
+        self.i += 1
+        if holder.value is None:
+            if holder.pathname_only:
+                self.deny(Code.BP203, holder.span,
+                          f"`{holder.text}` as the value of {name} expands to file names; "
+                          "the first becomes the value and the rest become operands",
+                          f"quote it: {name} '{holder.text}'", rule=EXPANSION)
+            else:
+                self.ctx.deny_word(holder, f"as the value of {name}")
+            return None
+        return holder
+
+    def record(self, flag: Flag, name: str, value: str | None, word: Word,
+               holder: Word | None) -> None:
+        index = next(k for k, w in enumerate(self.words) if w is word)
+        self.inv.flags.append(FlagUse(flag, name, value, word, holder, index))
+
+    def denied_flag(self, flag: Flag, shown: str, word: Word, consumes_next: bool) -> None:
+        reason = flag.denied
+        self.deny(Code.BP400, word.span, f"`{self.spec.display} {shown}` {reason.why}",
+                  reason.fix or _DEFAULT_FIX[reason.effect], reason.effect)
+        if consumes_next and self.i < len(self.words):
+            self.i += 1
+
+    def unknown_flag(self, name: str, word: Word, cluster: str | None = None) -> None:
+        spec = self.spec
+        if name.startswith("--") and len(name) > 2:
+            matches = sorted({n for n in spec.flags if n.startswith(name) and n != name})
+            if matches:
+                denied = [m for m in matches if spec.flags[m].denied is not None]
+                reason = spec.flags[denied[0]].denied if denied else None
+                extra = f"; `{denied[0]}` is denied: {reason.why}" if reason else ""
+                self.deny(Code.BP402, word.span,
+                          f"`{name}` abbreviates {', '.join(f'`{m}`' for m in matches)}{extra}",
+                          "write the option in full"
+                          + (f": {matches[0]}" if len(matches) == 1 and not denied else ""),
+                          reason.effect if reason else None)
+                return
+        where = f" (in `{cluster}`)" if cluster else ""
+        self.deny(Code.BP401, word.span,
+                  f"`{name}`{where} is not an allowed flag of `{spec.display}`",
+                  f"see `bash-policy programs {spec.path[0]}` for the allowed flags; if `{name}` only "
+                  "shapes output, add it to the spec in bash-policy.toml")
+
+    # -- judging what was read -----------------------------------------------
+    def finish(self, has_sub: bool) -> None:
+        if not has_sub:
+            self.check_positionals()
+        if self.spec.hook:
+            self.ctx.run_rule(self.spec.hook, self.inv)
+
+    def check_positionals(self) -> None:
+        spec, inv, ctx, appended = self.spec, self.inv, self.ctx, self.appended
+        pos = inv.positionals
+        role = spec.positionals.role
+        if role == "command":
+            skip = spec.positionals.skip
+            if len(pos) > skip:
+                inner = pos[skip:]
+                if inner[0].value is None:
+                    self.deny(Code.BP302, inner[0].span, "the inner program name is not literal",
+                              "name the program literally", rule=PROGRAM)
+                    return
+                start = next(k for k, w in enumerate(inv.words) if w is inner[0])
+                appender = spec.display if spec.positionals.appends else None
+                ctx.check_inner(inv.words[start:], appended or appender)
+            elif appended:  # `xargs nice`: the appended operands would be the command
+                self.deny(Code.BP404, inv.words[0].span,
+                          f"`{spec.display}` would run a command named by standard input",
+                          f"name the command after {spec.display}, with its operands after `--`",
+                          rule=OPERANDS)
+            return
+        if appended and not (role == "read" and inv.after_double_dash and spec.positionals.max is None):
+            self.deny(Code.BP404, inv.words[0].span,
+                      f"`{spec.display}` gets extra operands from standard input, which could be read "
+                      "as flags",
+                      f"put `--` before the operands of {spec.display}: "
+                      f"`{appended} {_with_double_dash(inv)}`", rule=OPERANDS)
+        if role == "none" and pos:
+            self.deny(Code.BP406, pos[0].span, f"`{spec.display}` takes no operands here",
+                      f"drop `{pos[0].text}`", rule=OPERANDS)
+            return
+        limit = spec.positionals.max
+        if limit is None:
+            return
+        # A glob may expand to any number of operands; a tilde is always one.
+        expanding = [w for w in pos if w.value is None and any(e.kind == GLOB for e in w.expansions)]
+        if len(pos) <= limit and not expanding:
+            return
+        culprit = expanding[0] if expanding else pos[limit]
+        over = spec.positionals.over_max
+        if over is not None:
+            self.deny(Code.BP406, culprit.span, f"`{spec.display}` {over.why}",
+                      over.fix or _DEFAULT_FIX[over.effect], over.effect, rule=OPERANDS)
+        elif expanding:
+            self.deny(Code.BP203, culprit.span,
+                      f"`{culprit.text}` may expand to more operands than `{spec.display}` takes "
+                      f"({limit})", f"quote it so it stays one word: `'{culprit.text}'`", rule=OPERANDS)
+        else:
+            self.deny(Code.BP406, culprit.span,
+                      f"`{spec.display}` takes at most {limit} operand{'s' if limit != 1 else ''}",
+                      f"drop `{culprit.text}`", rule=OPERANDS)
 
 
 def _glob_hint(text: str) -> str:
@@ -379,180 +704,9 @@ def _glob_hint(text: str) -> str:
     return f"quote it for the program to match, write it as ./{text}, or put it after `--`"
 
 
-def _finish(inv: Invocation, ctx: Context, trailing_unknown: str | None,
-            has_sub: bool = False) -> None:
-    spec = inv.spec
-    if not has_sub:
-        _check_positionals(inv, ctx, trailing_unknown)
-    if spec.hook:
-        rules.get(spec.hook)(inv, ctx)
-
-
 def _with_double_dash(inv: Invocation) -> str:
     """The inner command's text with `--` before its first operand (or at its end)."""
     texts = [w.text for w in inv.words]
-    at = inv.words.index(inv.positionals[0]) if inv.positionals else len(texts)
+    at = next((k for k, w in enumerate(inv.words) if w is inv.positionals[0]), len(texts)) \
+        if inv.positionals else len(texts)
     return " ".join(texts[:at] + ["--"] + texts[at:])
-
-
-def _check_positionals(inv: Invocation, ctx: Context, trailing_unknown: str | None) -> None:
-    spec, pos = inv.spec, inv.positionals
-    role = spec.positionals.role
-    if role == "command":
-        skip = spec.positionals.skip
-        if len(pos) > skip:
-            inner = pos[skip:]
-            if any(w.value is None for w in inner[:1]):
-                ctx.deny("BP302", inner[0].span, "the inner program name is not literal",
-                         "name the program literally")
-                return
-            start = inv.words.index(inner[0])
-            appender = spec.display if spec.positionals.appends else None
-            check_argv(inv.words[start:], ctx, trailing_unknown or appender)
-        elif trailing_unknown:  # `xargs nice`: the appended operands would be the command
-            ctx.deny("BP404", inv.words[0].span,
-                     f"`{spec.display}` would run a command named by standard input",
-                     f"name the command after {spec.display}, with its operands after `--`")
-        return
-    if trailing_unknown and not (role == "read" and inv.after_double_dash
-                                 and spec.positionals.max is None):
-        anchor = inv.words[0].span
-        ctx.deny("BP404", anchor,
-                 f"`{spec.display}` gets extra operands from standard input, which could be read as flags",
-                 f"put `--` before the operands of {spec.display}: "
-                 f"`{trailing_unknown} {_with_double_dash(inv)}`")
-    if role == "none" and pos:
-        ctx.deny("BP406", pos[0].span, f"`{spec.display}` takes no operands here",
-                 f"drop `{pos[0].text}`")
-        return
-    limit = spec.positionals.max
-    if limit is not None:
-        # A glob may expand to any number of operands; a tilde is always one.
-        expanding = [w for w in pos if w.value is None and any(e.kind == GLOB for e in w.expansions)]
-        if len(pos) > limit or expanding:
-            culprit = expanding[0] if expanding else pos[limit]
-            over = spec.positionals.over_max
-            if over is not None:
-                ctx.deny("BP406", culprit.span, f"`{spec.display}` {over.why}",
-                         over.fix or _DEFAULT_FIX[over.category], over.category)
-            elif expanding:
-                ctx.deny("BP203", culprit.span,
-                         f"`{culprit.text}` may expand to more operands than `{spec.display}` takes "
-                         f"({limit})", f"quote it so it stays one word: `'{culprit.text}'`")
-            else:
-                ctx.deny("BP406", culprit.span,
-                         f"`{spec.display}` takes at most {limit} operand{'s' if limit != 1 else ''}",
-                         f"drop `{culprit.text}`")
-
-
-def _flag_denial(spec: CommandSpec, flag: Flag, written: str, word: Word, ctx: Context) -> None:
-    effect = flag.denied
-    ctx.deny("BP400", word.span, f"`{spec.display} {written}` {effect.why}",
-             effect.fix or _DEFAULT_FIX[effect.category], effect.category)
-
-
-def _take_value(spec, flag, words, i, word, written, ctx) -> tuple[int, str | None, bool]:
-    """Consume the separate value word of `flag`; return (next index, value, ok)."""
-    if i >= len(words):
-        ctx.deny("BP403", word.span, f"`{spec.display} {written}` needs a value",
-                 f"give it one: {written} {flag.metavar or 'VALUE'}")
-        return i, None, False
-    value_word = words[i]
-    if value_word.value is None:
-        if value_word.pathname_only:
-            ctx.deny("BP203", value_word.span,
-                     f"`{value_word.text}` as the value of {written} expands to file names; "
-                     "the first becomes the value and the rest become operands",
-                     f"quote it: {written} '{value_word.text}'")
-        else:
-            ctx.deny_word(value_word, f"as the value of {written}")
-        return i + 1, None, False
-    return i + 1, value_word.value, True
-
-
-def _check_value(spec, flag, written, value, word, ctx) -> bool:
-    if flag.choices is not None and value not in flag.choices:
-        ctx.deny("BP403", word.span,
-                 f"`{spec.display} {written}` does not allow the value `{value}`",
-                 f"use one of: {', '.join(sorted(flag.choices))}")
-        return False
-    return True
-
-
-def _long_option(spec, words, i, word, inv, ctx) -> int:
-    text = word.value
-    name, eq, attached = text.partition("=")
-    flag = spec.flags.get(name)
-    if flag is None and spec.style == "single" and text in spec.flags:
-        flag, name, eq, attached = spec.flags[text], text, "", ""
-    if flag is None:
-        _unknown_flag(spec, name, word, ctx)
-        return i
-    if flag.denied is not None:
-        _flag_denial(spec, flag, name, word, ctx)
-        return i + (1 if flag.value == "required" and not eq and i < len(words) else 0)
-    if flag.value == "none":
-        if eq:
-            ctx.deny("BP403", word.span, f"`{spec.display} {name}` takes no value",
-                     f"write `{name}` alone")
-            return i
-        inv.flags.append((flag, None, word))
-        return i
-    return _flag_with_value(spec, flag, name, attached if eq else None, words, i, word, inv, ctx)
-
-
-def _flag_with_value(spec, flag, name, attached, words, i, word, inv, ctx) -> int:
-    """Record a value-taking flag: its attached value, none (optional), or the next word."""
-    if attached is not None:
-        value = attached
-    elif flag.value == "optional":
-        inv.flags.append((flag, None, word))
-        return i
-    else:
-        i, value, ok = _take_value(spec, flag, words, i, word, name, ctx)
-        if not ok:
-            return i
-    if _check_value(spec, flag, name, value, word, ctx):
-        inv.flags.append((flag, value, word))
-    return i
-
-
-def _short_cluster(spec, words, i, word, inv, ctx) -> int:
-    text = word.value
-    if spec.numeric_flag and text[1:].isdigit():
-        inv.flags.append((Flag(("-NUM",), "none"), text[1:], word))
-        return i
-    k = 1
-    while k < len(text):
-        name = "-" + text[k]
-        flag = spec.flags.get(name)
-        if flag is None:
-            _unknown_flag(spec, name, word, ctx, cluster=text if len(text) > 2 else None)
-            return i
-        if flag.denied is not None:
-            _flag_denial(spec, flag, name if len(text) == 2 else f"{name} (in {text})", word, ctx)
-            return i + (1 if flag.value == "required" and k + 1 == len(text) else 0)
-        if flag.value == "none":
-            inv.flags.append((flag, None, word))
-            k += 1
-            continue
-        return _flag_with_value(spec, flag, name, text[k + 1:] or None, words, i, word, inv, ctx)
-    return i
-
-
-def _unknown_flag(spec, name, word, ctx, cluster: str | None = None) -> None:
-    if name.startswith("--") and len(name) > 2:
-        matches = sorted({n for n in spec.flags if n.startswith(name) and n != name})
-        if matches:
-            denied = [m for m in matches if spec.flags[m].denied is not None]
-            extra = f"; `{denied[0]}` is denied: {spec.flags[denied[0]].denied.why}" if denied else ""
-            ctx.deny("BP402", word.span,
-                     f"`{name}` abbreviates {', '.join(f'`{m}`' for m in matches)}{extra}",
-                     f"write the option in full" + (f": {matches[0]}" if len(matches) == 1 and not denied else ""),
-                     spec.flags[denied[0]].denied.category if denied else None)
-            return
-    where = f" (in `{cluster}`)" if cluster else ""
-    ctx.deny("BP401", word.span,
-             f"`{name}`{where} is not an allowed flag of `{spec.display}`",
-             f"see `bash-policy programs {spec.path[0]}` for the allowed flags; if `{name}` only "
-             "shapes output, add it to the spec in bash-policy.toml")

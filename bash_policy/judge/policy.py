@@ -18,6 +18,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
+from . import rules
 from .spec import CommandSpec, SpecError, build_spec, merge_tables
 
 SPEC_DIR = Path(__file__).with_name("specs")
@@ -181,7 +182,7 @@ class Policy:
         spec = None
         if table is not None:
             try:
-                spec = build_spec(name, table, where)
+                spec = build_spec(name, table, where, rule_exists=rules.exists)
             except SpecError as error:
                 raise ConfigError(str(error)) from None
         self._specs[name] = spec

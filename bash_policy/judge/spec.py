@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-EFFECTS = ("exec", "write", "network", "hang", "state", "leak", "interactive")
+from .codes import Code, Effect
+
+EFFECTS = tuple(e.value for e in Effect)
 ROLES = ("read", "none", "command", "hook")
 STYLES = ("gnu", "posix", "single", "text")
 
@@ -30,21 +32,29 @@ class SpecError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Effect:
-    """Why something is denied: a category, the reason, and the way around."""
+class Reason:
+    """Why something is denied: what it would do, the reason, and the way around."""
 
-    category: str
+    effect: Effect
     why: str
     fix: str = ""
+
+
+# How a flag takes its value, as getopt_long and git's parse-options read it:
+#   none      -x, --x                  (--x=V is a usage error)
+#   required  -xV, -x V, --x=V, --x V  (the next word is the value)
+#   optional  -xV, --x=V, or nothing   (the next word is never the value)
+#   attached  -xV, --x=V only          (bare --x is a usage error; git's --max-parents=N)
+VALUE_KINDS = ("none", "required", "optional", "attached")
 
 
 @dataclass(frozen=True, slots=True)
 class Flag:
     names: tuple[str, ...]
-    value: str = "none"  # none | required | optional
+    value: str = "none"
     metavar: str = ""
     choices: frozenset[str] | None = None
-    denied: Effect | None = None
+    denied: Reason | None = None
 
     @property
     def display(self) -> str:
@@ -55,7 +65,7 @@ class Flag:
 class Positionals:
     role: str = "read"
     max: int | None = None
-    over_max: Effect | None = None
+    over_max: Reason | None = None
     skip: int = 0  # for role "command": operands before the inner command
     appends: bool = False  # role "command": the wrapper appends unknown operands (xargs)
 
@@ -73,12 +83,15 @@ class CommandSpec:
     positionals: Positionals = Positionals()
     subcommands: Mapping[str, "CommandSpec"] = field(default_factory=dict)
     subcommand_required: bool = False
-    denied: Effect | None = None
+    denied: Reason | None = None
     hook: str | None = None
     numeric_flag: bool = False
     double_dash: bool = True
     # Variables the command must set to stay read-only, with their allowed values.
-    requires_env: Mapping[str, tuple[tuple[str, ...], Effect]] = field(default_factory=dict)
+    requires_env: Mapping[str, tuple[tuple[str, ...], Reason]] = field(default_factory=dict)
+    # Commands that must pass and must be denied (with a code): run by the test suite.
+    examples_allow: tuple[str, ...] = ()
+    examples_deny: tuple[tuple[str, str], ...] = ()
 
     @property
     def display(self) -> str:
@@ -91,7 +104,22 @@ class CommandSpec:
         return list(seen.values())
 
 
-def parse_flag(text: str, where: str, denied: Effect | None = None) -> Flag:
+def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
+    """A flag from its text (`-A/--after-context=NUM`) or from a table that
+    adds how it takes its value: `{flag = "--max-parents=N", attached = true}`."""
+    attached = False
+    if isinstance(entry, Mapping):
+        unknown = set(entry) - {"flag", "attached"}
+        if unknown or not isinstance(entry.get("flag"), str):
+            raise SpecError(f"{where}: a flag table has `flag` (its text) and optionally `attached`")
+        attached = entry.get("attached", False)
+        if not isinstance(attached, bool):
+            raise SpecError(f"{where}: `attached` must be true or false")
+        text = entry["flag"]
+    elif isinstance(entry, str):
+        text = entry
+    else:
+        raise SpecError(f"{where}: expected a flag string or table")
     match = _FLAG_SYNTAX.fullmatch(text.strip())
     if not match:
         raise SpecError(f"{where}: cannot read flag {text!r} (expected like '-A/--after-context=NUM')")
@@ -107,10 +135,14 @@ def parse_flag(text: str, where: str, denied: Effect | None = None) -> Flag:
         choices = frozenset(c.strip() for c in match["choices"].split(",") if c.strip())
         if value == "none":
             raise SpecError(f"{where}: flag {text!r} lists choices but takes no value")
+    if attached:
+        if value != "required":
+            raise SpecError(f"{where}: `attached` needs a flag written with =VALUE: {text!r}")
+        value = "attached"
     return Flag(names, value, metavar, choices, denied)
 
 
-def _effect(table: Any, where: str) -> Effect:
+def _effect(table: Any, where: str) -> Reason:
     if not isinstance(table, Mapping):
         raise SpecError(f"{where}: expected a table with 'effect' and 'why'")
     unknown = set(table) - {"effect", "why", "fix"}
@@ -119,25 +151,29 @@ def _effect(table: Any, where: str) -> Effect:
     category = table.get("effect")
     if category not in EFFECTS:
         raise SpecError(f"{where}.effect: must be one of {', '.join(EFFECTS)}")
+    effect = Effect(category)
     why = table.get("why")
     if not isinstance(why, str) or not why:
         raise SpecError(f"{where}.why: a reason is required")
     fix = table.get("fix", "")
     if not isinstance(fix, str):
         raise SpecError(f"{where}.fix: must be a string")
-    return Effect(category, why, fix)
+    return Reason(effect, why, fix)
 
 
 _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
-    "requires_env",
+    "requires_env", "examples",
 }
 
 
 def build_spec(name: str, table: Mapping[str, Any], where: str,
-               path: tuple[str, ...] = (), fragments: Mapping[str, Any] | None = None) -> CommandSpec:
-    """Build a `CommandSpec` from its TOML table; `where` names it in errors."""
+               path: tuple[str, ...] = (), fragments: Mapping[str, Any] | None = None,
+               rule_exists: Callable[[str], bool] | None = None) -> CommandSpec:
+    """Build a `CommandSpec` from its TOML table; `where` names it in errors.
+    `rule_exists` validates hook names, so a spec naming an unknown rule fails
+    here, at load, and never in the middle of a check."""
     if not isinstance(table, Mapping):
         raise SpecError(f"{where}: expected a table")
     unknown = set(table) - _COMMAND_KEYS
@@ -146,13 +182,13 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
     path = path + (name,)
     if fragments is None:
         fragments = table.get("fragment", {})
-    flag_texts = list(_list_of_str(table.get("flags", []), f"{where}.flags"))
+    flag_texts = list(_list_of_flags(table.get("flags", []), f"{where}.flags"))
     deny_table = dict(table.get("deny", {}))
     for used in _list_of_str(table.get("use", []), f"{where}.use"):
         if used not in fragments:
             raise SpecError(f"{where}.use: no fragment named {used!r}")
         frag = fragments[used]
-        flag_texts = list(_list_of_str(frag.get("flags", []), f"fragment.{used}.flags")) + flag_texts
+        flag_texts = list(_list_of_flags(frag.get("flags", []), f"fragment.{used}.flags")) + flag_texts
         deny_table = {**frag.get("deny", {}), **deny_table}
 
     flags: dict[str, Flag] = {}
@@ -173,7 +209,8 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
 
     subs = {}
     for sub_name, sub_table in dict(table.get("sub", {})).items():
-        subs[sub_name] = build_spec(sub_name, sub_table, f"{where}.sub.{sub_name}", path, fragments)
+        subs[sub_name] = build_spec(sub_name, sub_table, f"{where}.sub.{sub_name}", path, fragments,
+                                    rule_exists)
     denied = _effect(table["denied"], f"{where}.denied") if "denied" in table else None
     # No default that allows: a spec must say what its operands are.  Only a
     # program that is denied whole, or whose first operand picks a subcommand,
@@ -194,6 +231,9 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
     hook = table.get("hook")
     if hook is not None and not isinstance(hook, str):
         raise SpecError(f"{where}.hook: must be a string")
+    if hook is not None and rule_exists is not None and not rule_exists(hook):
+        raise SpecError(f"{where}.hook: no rule named {hook!r} (`bash-policy rules` lists them)")
+    examples_allow, examples_deny = _examples(table.get("examples", {}), f"{where}.examples")
     return CommandSpec(
         name=name,
         path=path,
@@ -209,7 +249,24 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         numeric_flag=bool(table.get("numeric_flag", False)),
         requires_env=MappingProxyType(requires_env),
         double_dash=bool(table.get("double_dash", True)),
+        examples_allow=examples_allow,
+        examples_deny=examples_deny,
     )
+
+
+def _examples(value: Any, where: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """`examples = {allow = ["cmd", ...], deny = [{cmd = "...", code = "BP400"}, ...]}`."""
+    if not isinstance(value, Mapping) or set(value) - {"allow", "deny"}:
+        raise SpecError(f"{where}: expected a table with `allow` and `deny` lists")
+    allow = tuple(_list_of_str(value.get("allow", []), f"{where}.allow"))
+    deny = []
+    for entry in value.get("deny", []):
+        if not (isinstance(entry, Mapping) and set(entry) == {"cmd", "code"}
+                and isinstance(entry["cmd"], str) and entry["code"] in {c.value for c in Code}):
+            raise SpecError(f"{where}.deny: each entry is {{cmd = \"...\", code = \"BPnnn\"}} "
+                            "with a known code")
+        deny.append((entry["cmd"], entry["code"]))
+    return allow, tuple(deny)
 
 
 def _positionals(value: Any, where: str) -> Positionals:
@@ -234,6 +291,12 @@ def _positionals(value: Any, where: str) -> Positionals:
     if not isinstance(appends, bool):
         raise SpecError(f"{where}.appends: must be true or false")
     return Positionals(role, maximum, over, skip, appends)
+
+
+def _list_of_flags(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list) or not all(isinstance(v, (str, Mapping)) for v in value):
+        raise SpecError(f"{where}: expected a list of flag strings or tables")
+    return value
 
 
 def _list_of_str(value: Any, where: str) -> list[str]:

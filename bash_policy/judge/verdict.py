@@ -23,6 +23,7 @@ class Denial:
     span: Span
     segment: int | None = None
     effect: str | None = None
+    rule: str = ""  # the rule that produced it (docs/rules.md)
 
     @property
     def name(self) -> str:
@@ -54,6 +55,7 @@ class Verdict:
                     "text": self.command[d.span.start:d.span.end],
                     "segment": d.segment,
                     "effect": d.effect,
+                    "rule": d.rule,
                 }
                 for d in self.denials
             ],

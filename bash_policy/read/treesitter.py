@@ -341,6 +341,11 @@ class _Builder:
         for child in node.children:
             kind = child.type
             if kind == "file_descriptor":
+                if not child.text.isdigit():  # `-x2>f`: bash reads the word `-x2`, then `>f`
+                    raise _Problem("BP100", self.span(child),
+                                   f"`{child.text.decode()}` before a redirection is a word to bash, "
+                                   "but the parser read it as a descriptor number",
+                                   "put a space before the redirection")
                 fd = int(child.text)
             elif kind == "heredoc_start":
                 delimiter = child.text.decode("utf-8")

@@ -1,56 +1,111 @@
-"""Named hooks: program logic that data alone cannot express.
+"""Rules: every check that can deny a command, each with a name, a doc and examples.
 
-A spec names its hook (`hook = "git_branch"`); the engine calls it with the
-`Invocation` it read and the check `Context`, after the generic checks.  Each
-hook lives beside the program it serves, in a module of this package, and is
-registered here by name so that specs stay data and the engine stays generic.
+Engine rules are the generic checks every program gets (an unknown flag, a
+writing redirection); program rules are small typed functions, registered
+with `@rule` in the module of the program they serve and named by specs
+(`hook = "git_branch"`).  One registry serves three purposes: spec hook names
+are validated against it when a spec is built, `Denial.rule` names the rule
+that produced each denial, and docs/rules.md is generated from it.  Every
+rule carries examples that must be denied by it and examples that must pass
+it; tests/test_rules.py runs them all.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable
 
-# hook name -> "module:function", imported on first use.
-REGISTRY: dict[str, str] = {
-    "rust_toolchain_file": "toolchain:rust_toolchain_file",
-    "cd_target": "cd:cd_target",
-    "git_repo_config": "repository:git_repo_config",
-    "sed_script": "sed:check",
-    "awk_program": "awk:check",
-    "jq_filter": "jq:check",
-    "yq_filter": "jq:check_yq",
-    "find_expression": "find:check",
-    "printf_no_assign": "system:printf_no_assign",
-    "date_format_only": "system:date_format_only",
-    "test_no_variable_tests": "system:test_no_variable_tests",
-    "sleep_bounded": "system:sleep_bounded",
-    "seq_bounded": "system:seq_bounded",
-    "interpreter_needs_flag": "system:interpreter_needs_flag",
-    "cargo_metadata_no_deps": "system:cargo_metadata_no_deps",
-    "env_command": "wrappers:env_command",
-    "command_builtin": "wrappers:command_builtin",
-    "tail_obsolete_follow": "tail:tail_obsolete_follow",
-    "tree_clusters": "tree:tree_clusters",
-    "git_global": "git:git_global",
-    "git_log": "git:git_log",
-    "git_branch": "git:git_branch",
-    "git_tag": "git:git_tag",
-    "git_config": "git:git_config",
-    "git_stash": "git:git_stash",
-    "git_reflog": "git:git_reflog",
-    "git_remote_show": "git:git_remote_show",
-    "gh_api": "gh:gh_api",
-    "gh_jq": "gh:gh_jq",
-    "gh_repo": "gh:gh_repo",
-    "gh_repo_view": "gh:gh_repo_view",
-}
+from ..codes import Code
+
+if TYPE_CHECKING:
+    from ..engine import Context, Invocation
+
+    Check = Callable[[Invocation, Context], None]
 
 
-def get(name: str) -> Callable:
-    try:
-        target = REGISTRY[name]
-    except KeyError:
-        raise LookupError(f"no hook named {name!r}") from None
-    module, _, function = target.partition(":")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), function)
+@dataclass(frozen=True)
+class Rule:
+    """A named check.  `check` is None for rules the engine applies itself."""
+
+    name: str
+    summary: str
+    why: str
+    codes: tuple[Code, ...]
+    deny: tuple[str, ...]
+    allow: tuple[str, ...]
+    check: Check | None = None
+    untestable: str = ""  # why the default policy cannot show a denial, and where it is tested
+
+    @property
+    def kind(self) -> str:
+        return "engine" if self.check is None else "program"
+
+
+RULES: dict[str, Rule] = {}
+# Modules holding program rules, imported together on first lookup.
+_MODULES = ("awk", "cd", "find", "gh", "git", "jq", "repository", "sed", "system", "tail",
+            "toolchain", "tree", "wrappers")
+_loaded = False
+
+
+def _register(rule: Rule) -> None:
+    if rule.name in RULES:
+        raise ValueError(f"rule {rule.name!r} is registered twice")
+    if not rule.allow or not (rule.deny or rule.untestable):
+        raise ValueError(f"rule {rule.name!r} needs an example that it denies and one that passes")
+    RULES[rule.name] = rule
+
+
+def _doc(text: str | None, name: str) -> tuple[str, str]:
+    if not text:
+        raise ValueError(f"rule {name!r} needs a docstring: what it blocks, then why")
+    summary, _, why = text.strip().partition("\n")
+    return summary.strip(), " ".join(line.strip() for line in why.strip().splitlines())
+
+
+def rule(name: str, *, codes: Iterable[Code], deny: Iterable[str], allow: Iterable[str],
+         untestable: str = ""):
+    """Register a program rule: `def check(inv, ctx)`, whose docstring's first
+    line says what it blocks and the rest why."""
+
+    def register(check: Check) -> Check:
+        summary, why = _doc(check.__doc__, name)
+        _register(Rule(name, summary, why, tuple(codes), tuple(deny), tuple(allow), check,
+                       untestable))
+        return check
+
+    return register
+
+
+def engine_rule(name: str, doc: str, *, codes: Iterable[Code], deny: Iterable[str],
+                allow: Iterable[str], untestable: str = "") -> str:
+    """Register one of the engine's own checks; returns its name for `Denial.rule`."""
+    summary, why = _doc(doc, name)
+    _register(Rule(name, summary, why, tuple(codes), tuple(deny), tuple(allow), None, untestable))
+    return name
+
+
+def load_all() -> dict[str, Rule]:
+    """Every rule: importing the program-rule modules registers them."""
+    global _loaded
+    if not _loaded:
+        for module in _MODULES:
+            importlib.import_module(f"{__name__}.{module}")
+        from .. import engine  # noqa: F401  (registers the engine rules)
+
+        _loaded = True
+    return RULES
+
+
+def exists(name: str) -> bool:
+    rule = load_all().get(name)
+    return rule is not None and rule.check is not None
+
+
+def get(name: str) -> Check:
+    """The check function of program rule `name` (specs name it as `hook`)."""
+    rule = load_all().get(name)
+    if rule is None or rule.check is None:
+        raise LookupError(f"no program rule named {name!r}")
+    return rule.check

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import re
 
-from .sed import (STREAM_FILES, Finding, Unreadable, already_denied, judge_pieces,
-                  script_operand, value_word)
+from ..codes import Code
+from . import rule
+from .script import (STREAM_FILES, Finding, Unreadable, already_denied, judge_pieces,
+                     script_operand)
 
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -266,12 +268,18 @@ def read_program(text: str, write_targets: frozenset[str], network_paths: tuple[
     return AwkChecker(tokenize(text), write_targets, network_paths).run()
 
 
+@rule("awk_program", codes=[Code.BP407],
+      deny=["awk '{ system(\"id\") }' f", "awk '{ print > \"out\" }' f", "awk '{ print | \"sh\" }' f"],
+      allow=["awk '{ print $1 }' f", "awk -F: '$3 > 0 { print }' f"])
 def check(inv, ctx) -> None:
-    """Hook `awk`: the program is every -e/--source text, else the first operand."""
+    """awk programs that run commands, write files or open network connections.
+    `system`, pipes to and from commands, output redirection and gawk's special
+    files all escape a read; the program is every -e/--source text, else the
+    first operand."""
     if already_denied(inv, ctx):
         return
-    sources = [(value_word(inv, flag, word, value), value) for flag, value, word in inv.flags
-               if "--source" in flag.names]
+    sources = [(use.value_word, use.value) for use in inv.uses("--source")
+               if use.value_word is not None]
     if not sources:
         first = script_operand(inv, ctx, "program", "awk '{ print $1 }' FILE")
         if first is None:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 
 from ...read.model import EXTGLOB, GLOB, TILDE
+from ..codes import Code
+from . import rule
 
 OK, FAIL, ANY = "ok", "fail", "any"
 _PREFIXES = ("builtin", "command")  # they run the cd builtin itself
@@ -21,21 +23,24 @@ _SHELL_FLAGS = {"-L", "-P", "-e", "-@"}
 _MAX_STATES = 64
 
 
+@rule("cd_target", codes=[Code.BP205, Code.BP203, Code.BP406],
+      deny=["cd -", "cd src*", "cd -- ~/x"], allow=["cd src", "cd /tmp"])
 def cd_target(inv, ctx) -> None:
-    """Deny a `cd` whose target the checker cannot follow: `cd -` or an expanding word."""
+    """`cd` to a directory the checker cannot follow: `cd -`, a `~` or a pattern.
+    Later relative paths and repositories depend on where `cd` went."""
     for word in inv.positionals:
         if word.value is None:
             kinds = {e.kind for e in word.expansions}
             if TILDE in kinds:
-                ctx.deny("BP205", word.span,
+                ctx.deny(Code.BP205, word.span,
                          f"`cd {word.text}`: `~` expands to a home directory the checker cannot see",
                          "cd to the absolute path")
             elif kinds & {GLOB, EXTGLOB}:
-                ctx.deny("BP203", word.span,
+                ctx.deny(Code.BP203, word.span,
                          f"`cd {word.text}`: the pattern may match several directories or none",
                          "write the directory name")
         elif word.value == "-":
-            ctx.deny("BP406", word.span,
+            ctx.deny(Code.BP406, word.span,
                      "`cd -` goes back to $OLDPWD, a directory the checker cannot see",
                      "cd to the directory by its path")
 
@@ -118,7 +123,7 @@ def known_directories(ctx, anchor, what: str, unchecked_note: str, effect: str) 
                 ctx.notes.append(unchecked_note)
         else:
             program = ctx.source[anchor.start:anchor.end]
-            ctx.deny("BP601", anchor,
+            ctx.deny(Code.BP601, anchor,
                      f"`{program}` may run in a directory the checker cannot resolve (after `cd` "
                      f"with no operand, which goes to $HOME), so {what} is unknown",
                      "cd to an absolute path first", effect)

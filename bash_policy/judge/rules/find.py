@@ -9,24 +9,31 @@ checker has not paired with its primary, so it is denied.
 
 from __future__ import annotations
 
-from .sed import already_denied
+from ..codes import Code
+from . import rule
+from .script import already_denied
 
 _OPERATORS = {"!", "(", ")", ","}
 _LEADING = {"-H", "-L", "-P", "-D", "-O0", "-O1", "-O2", "-O3"}
 
 
+@rule("find_expression", codes=[Code.BP406],
+      deny=["find . -name x stray"], allow=["find src -name '*.py' -type f"])
 def check(inv, ctx) -> None:
+    """find operands that follow the expression.
+    find reads only the first words as starting points; a later operand is one
+    it rejects, or a value the checker has not paired with its primary."""
     if already_denied(inv, ctx):
         return
     index = {id(w): k for k, w in enumerate(inv.words)}
-    starts = [index[id(word)] for flag, _, word in inv.flags if word.value not in _LEADING]
+    starts = [use.index for use in inv.flags if use.word.value not in _LEADING]
     starts += [index[id(w)] for w in inv.positionals if w.value in _OPERATORS]
     if not starts:
         return
     first = min(starts)
     for word in inv.positionals:
         if index[id(word)] > first and word.value not in _OPERATORS:
-            ctx.deny("BP406", word.span,
+            ctx.deny(Code.BP406, word.span,
                      f"`{word.text}` follows the expression; find reads only the first words as "
                      "starting points",
                      "put the starting points before the expression, and quote patterns "

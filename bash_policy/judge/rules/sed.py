@@ -9,75 +9,12 @@ like cat, and are allowed.  Anything the reader does not understand is denied.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ...read.model import Span, Word
-
-# Files a script may name for writing: the output streams, which GNU sed,
-# gawk and mawk treat as their own standard output and error.
-STREAM_FILES = frozenset({"/dev/stdout", "/dev/stderr"})
+from ..codes import Code
+from . import rule
+from .script import STREAM_FILES, Finding, Unreadable, already_denied, judge_pieces, script_operand
 
 _SIMPLE = set("=dDgGhHnNpPxzF")
 _LABEL_END = " \t\n;}"
-
-
-class Unreadable(Exception):
-    """The reader met text it does not understand, at `offset`."""
-
-    def __init__(self, offset: int, reason: str):
-        super().__init__(reason)
-        self.offset = offset
-        self.reason = reason
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A script construct with an effect: where it is, what it does, the way around."""
-
-    start: int
-    end: int
-    effect: str
-    what: str
-    fix: str
-
-
-def script_span(word: Word, start: int, end: int) -> Span:
-    """The source span of characters [start, end) of `word`'s value, when the
-    word is written plainly or in one pair of quotes; else the whole word."""
-    value, text = word.value or "", word.text
-    if text == value:
-        offset = 0
-    elif len(text) == len(value) + 2 and text[0] in "'\"" and text[-1] == text[0] and text[1:-1] == value:
-        offset = 1
-    else:
-        return word.span
-    return Span(word.span.start + offset + start, word.span.start + offset + max(end, start + 1))
-
-
-def value_word(inv, flag, flag_word: Word, value: str) -> Word:
-    """The word holding a flag's value: the flag word itself when the value was
-    attached (`-ep`, `--expression=p`), else the next word."""
-    text = flag_word.value or ""
-    if value and text.endswith(value):
-        prefix = text[:-len(value)]
-        if prefix.endswith("=") or (not prefix.startswith("--") and prefix[-1:] in
-                                    {n[1] for n in flag.names if len(n) == 2}):
-            return flag_word
-    index = inv.words.index(flag_word)
-    return inv.words[index + 1] if index + 1 < len(inv.words) else flag_word
-
-
-def already_denied(inv, ctx) -> bool:
-    """True when the engine already denied a word of this invocation: the
-    operands may then be misaligned, and reading them would only add noise."""
-    start, end = inv.words[0].span.start, inv.words[-1].span.end
-    return any(d.span is not None and start <= d.span.start < end for d in ctx.denials)
-
-
-def only_info(inv) -> bool:
-    """True when a --help/--version style flag makes the program print and exit."""
-    names = {n for flag, _, _ in inv.flags for n in flag.names}
-    return bool(names & {"--help", "--version", "-W", "--copyright", "--build-configuration"})
 
 
 class SedReader:
@@ -339,14 +276,16 @@ class SedReader:
             raise Unreadable(self.i, f"unexpected `{ch}` after the command")
 
 
+@rule("sed_script", codes=[Code.BP407],
+      deny=["sed 'w out' f", "sed -e 's/a/b/e' f", "sed -n '1e id' f"],
+      allow=["sed -n '1,5p' f", "sed 's/a/b/g' f", "sed -e p -e 'r other' f"])
 def check(inv, ctx) -> None:
-    """Hook `sed`: read the script from -e/--expression, else the first operand."""
+    """sed scripts with commands that write files or run programs.
+    `w`, `W` and `s///w` write a file and `e`, `s///e` run a shell command; the
+    script is read from -e/--expression, else the first operand."""
     if already_denied(inv, ctx):
         return
-    pieces: list[tuple[Word, str]] = []
-    for flag, value, word in inv.flags:
-        if "-e" in flag.names:
-            pieces.append((value_word(inv, flag, word, value), value))
+    pieces = [(use.value_word, use.value) for use in inv.uses("-e") if use.value_word is not None]
     if not pieces:
         first = script_operand(inv, ctx, "script", "sed -n 'p' FILE")
         if first is None:
@@ -355,49 +294,3 @@ def check(inv, ctx) -> None:
     judge_pieces("sed", pieces, ctx, lambda text: SedReader(text, ctx.policy.write_targets).read())
 
 
-def script_operand(inv, ctx, what: str, example: str):
-    """The (word, text) of a script given as the first operand, or None after
-    denying (missing or not literal) or when only an info flag was given."""
-    program = inv.spec.display
-    if not inv.positionals:
-        if not only_info(inv):
-            ctx.deny("BP407", inv.words[0].span, f"`{program}` needs a {what}",
-                     f"give the {what}: {example}")
-        return None
-    first = inv.positionals[0]
-    if first.value is None:
-        ctx.deny("BP407", first.span, f"the {program} {what} `{first.text}` is not literal",
-                 f"write the {what} literally, in single quotes")
-        return None
-    return first, first.value
-
-
-def judge_pieces(program: str, pieces, ctx, read) -> None:
-    """Read the script joined from `pieces` (word, text) and deny its findings,
-    pointing each at the word and offset it came from."""
-    text = "\n".join(t for _, t in pieces)
-    starts, at = [], 0
-    for word, piece in pieces:
-        starts.append((at, word, piece))
-        at += len(piece) + 1
-
-    def locate(start: int, end: int) -> tuple[Span, int]:
-        for base, word, piece in reversed(starts):
-            if start >= base:
-                local = start - base
-                return script_span(word, local, min(end - base, len(piece))), local
-        return pieces[0][0].span, start
-
-    try:
-        findings = read(text)
-    except Unreadable as error:
-        span, local = locate(error.offset, error.offset + 1)
-        snippet = text[error.offset:error.offset + 12].split("\n")[0]
-        ctx.deny("BP407", span,
-                 f"the {program} script is not understood at offset {local}"
-                 + (f" (`{snippet}`)" if snippet else "") + f": {error.reason}",
-                 "rewrite it with plain commands; the checker denies what it cannot read")
-        return
-    for finding in findings:
-        span, _ = locate(finding.start, finding.end)
-        ctx.deny("BP407", span, f"the {program} script: {finding.what}", finding.fix, finding.effect)

@@ -6,113 +6,155 @@ check `Context`; none of them allows what the generic checks denied.
 
 from __future__ import annotations
 
-import math
+import decimal
 import re
+
+from ..codes import Code, Effect
+from . import rule
 
 SLEEP_LIMIT_SECONDS = 30
 SEQ_LIMIT_LINES = 1_000_000
+_HUGE = 10**18  # counts from here on are only reported as "more than"
 _DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)")
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 _DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
+@rule("printf_no_assign", codes=[Code.BP400], deny=["printf -vX '%s' a"], allow=["printf '%s\\n' a"])
 def printf_no_assign(inv, ctx) -> None:
-    """`printf -vNAME` (value attached) assigns a shell variable, like `printf -v NAME`."""
+    """`printf -vNAME`, which assigns the output to a shell variable.
+    The attached form is `printf -v NAME` in disguise."""
     if len(inv.words) > 1:
         first = inv.words[1]
         if first.value and first.value.startswith("-v") and first.value != "-v":
-            ctx.deny("BP400", first.span,
+            ctx.deny(Code.BP400, first.span,
                      f"`printf {first.value}` assigns the output to the shell variable "
                      f"`{first.value[2:]}` instead of printing it",
-                     "drop -v and let printf print", "state")
+                     "drop -v and let printf print", Effect.STATE)
 
 
+@rule("date_format_only", codes=[Code.BP406], deny=["date 0101000025"], allow=["date +%Y-%m-%d"])
 def date_format_only(inv, ctx) -> None:
-    """`date` operands: one literal `+FORMAT`; any other operand sets the clock."""
+    """`date` operands other than one literal `+FORMAT`.
+    Any other operand is a new date: it sets the system clock."""
     for index, word in enumerate(inv.positionals):
         if word.value is None:
-            ctx.deny("BP406", word.span, f"`{word.text}` as an operand of date is not literal",
+            ctx.deny(Code.BP406, word.span, f"`{word.text}` as an operand of date is not literal",
                      "write the +FORMAT operand literally, in quotes")
         elif not word.value.startswith("+"):
-            ctx.deny("BP406", word.span,
+            ctx.deny(Code.BP406, word.span,
                      f"`date {word.value}` sets the system clock (an operand without `+` is a new date)",
-                     "show a date with `date -d 'STRING'`, or format with `date +FORMAT`", "state")
+                     "show a date with `date -d 'STRING'`, or format with `date +FORMAT`", Effect.STATE)
         elif index > 0:
-            ctx.deny("BP406", word.span, "`date` takes one +FORMAT operand",
+            ctx.deny(Code.BP406, word.span, "`date` takes one +FORMAT operand",
                      f"drop `{word.text}`")
 
 
+@rule("test_no_variable_tests", codes=[Code.BP400], deny=["test -v 'a[1]'"], allow=["test -f x"])
 def test_no_variable_tests(inv, ctx) -> None:
-    """`test -v NAME` / `-R NAME` look up a variable, and bash evaluates an array
-    subscript in NAME (`a[$(cmd)]`) as arithmetic, which runs commands."""
+    """`test -v NAME` and `-R NAME`, which evaluate an array subscript in NAME.
+    bash evaluates `a[$(cmd)]` in the name as arithmetic, which runs commands."""
     for word in inv.positionals:
         if word.value in ("-v", "-R"):
-            ctx.deny("BP400", word.span,
+            ctx.deny(Code.BP400, word.span,
                      f"`{inv.spec.display} {word.value}` evaluates the array subscript in the "
                      "variable name it tests, which can run commands",
-                     "test files and strings only (-e, -f, -d, -n, -z, =, !=)", "exec")
+                     "test files and strings only (-e, -f, -d, -n, -z, =, !=)", Effect.EXEC)
 
 
+@rule("sleep_bounded", codes=[Code.BP406], deny=["sleep 1000", "sleep inf"], allow=["sleep 2"])
 def sleep_bounded(inv, ctx) -> None:
-    """`sleep` may wait only a literal total of at most SLEEP_LIMIT_SECONDS."""
+    """`sleep` for longer than the plan-mode limit, or for a duration that is not a plain number.
+    `sleep inf` never ends; the total may be at most SLEEP_LIMIT_SECONDS."""
     total = 0.0
     for word in inv.positionals:
         match = _DURATION.fullmatch(word.value or "")
         if match is None:
-            ctx.deny("BP406", word.span,
+            ctx.deny(Code.BP406, word.span,
                      f"`sleep {word.text}` is not a plain duration; it may never end",
-                     f"write a number of seconds up to {SLEEP_LIMIT_SECONDS}, e.g. `sleep 2`", "hang")
+                     f"write a number of seconds up to {SLEEP_LIMIT_SECONDS}, e.g. `sleep 2`", Effect.HANG)
             return
         total += float(match[1]) * _UNIT_SECONDS[match[2]]
     if total > SLEEP_LIMIT_SECONDS:
-        ctx.deny("BP406", inv.positionals[-1].span,
+        ctx.deny(Code.BP406, inv.positionals[-1].span,
                  f"`sleep` for {total:g} seconds exceeds the plan-mode limit of {SLEEP_LIMIT_SECONDS}",
-                 f"sleep at most {SLEEP_LIMIT_SECONDS} seconds", "hang")
+                 f"sleep at most {SLEEP_LIMIT_SECONDS} seconds", Effect.HANG)
 
 
+@rule("seq_bounded", codes=[Code.BP406],
+      deny=["seq inf", "seq 1 100000000", "seq 1 1e-30 1.0000000000000001", "seq 0 1e-320 1"],
+      allow=["seq 1 10", "seq 1e400 1", "seq -5 5"])
 def seq_bounded(inv, ctx) -> None:
-    """`seq` may print at most SEQ_LIMIT_LINES lines (`seq inf` never ends).
-
-    Negative numbers reach the hook as numeric flags (`-5`), so the operands
-    are gathered from both, in the order they were written."""
+    """`seq` ranges longer than the plan-mode limit, or with operands that are not plain numbers.
+    `seq inf` never ends.  GNU seq steps in long double (integers exactly), so
+    `seq 1 1e-30 1.0000000000000001` prints about 10^14 lines although the
+    bounds look equal as doubles: the count is computed in exact decimal
+    arithmetic, which long double never exceeds.  Negative numbers reach the
+    rule as numeric flags (`-5`), so the operands are gathered from both."""
     numbers = sorted([w for w in inv.positionals]
-                     + [w for flag, _, w in inv.flags if flag.names == ("-NUM",)],
+                     + [use.word for use in inv.flags if use.flag.names == ("-NUM",)],
                      key=lambda w: w.span.start)
     values = []
     for word in numbers:
         if word.value is None or not _DECIMAL.fullmatch(word.value):
-            ctx.deny("BP406", word.span,
+            ctx.deny(Code.BP406, word.span,
                      f"`seq {word.text}` is not a plain decimal number, so the length of the "
                      "output is unknown (`inf` never ends)",
-                     "write decimal numbers, e.g. `seq 1 100`", "hang")
+                     "write decimal numbers, e.g. `seq 1 100`", Effect.HANG)
             return
-        values.append(float(word.value))
+        values.append(word.value)
     if not 1 <= len(values) <= 3:
         return  # seq itself rejects the call
-    first, step, last = ([1.0, 1.0] + values if len(values) == 1
-                         else [values[0], 1.0, values[1]] if len(values) == 2 else values)
-    lines = 0 if step == 0 else math.floor((last - first) / step) + 1
-    if step == 0 or lines > SEQ_LIMIT_LINES:
-        ctx.deny("BP406", numbers[-1].span,
-                 f"`seq` would print {'endlessly' if step == 0 else f'{lines} lines'}; "
+    lines = _seq_lines(values)
+    if lines is None or lines > SEQ_LIMIT_LINES:
+        count = ("endlessly" if lines is None else "more than 10^18 lines" if lines >= _HUGE
+                 else f"{lines} lines")
+        ctx.deny(Code.BP406, numbers[-1].span,
+                 f"`seq` would print {count}; "
                  f"the plan-mode limit is {SEQ_LIMIT_LINES}",
-                 "print a shorter range", "hang")
+                 "print a shorter range", Effect.HANG)
 
 
+def _seq_lines(operands: list[str]) -> int | None:
+    """How many lines `seq FIRST [STEP] LAST` prints, exactly; None when endless
+    (a zero step) or too large to compute."""
+    context = decimal.Context(prec=100, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
+                              traps=[decimal.Overflow, decimal.InvalidOperation])
+    try:
+        values = [context.create_decimal(v) for v in operands]
+        first, step, last = ([decimal.Decimal(1), decimal.Decimal(1)] + values if len(values) == 1
+                             else [values[0], decimal.Decimal(1), values[1]] if len(values) == 2
+                             else values)
+        if step == 0:
+            return None
+        span = context.divide(context.subtract(last, first), step)
+        if span < 0:
+            return 0
+        if span >= _HUGE:
+            return _HUGE
+        return int(span.to_integral_value(rounding=decimal.ROUND_FLOOR, context=context)) + 1
+    except (decimal.Overflow, decimal.InvalidOperation, ArithmeticError):
+        return None
+
+
+@rule("interpreter_needs_flag", codes=[Code.BP406], deny=["python3"], allow=["python3 --version"])
 def interpreter_needs_flag(inv, ctx) -> None:
-    """A bare interpreter (`python3`, `node`) runs the code it reads from standard input."""
+    """A bare interpreter (`python3`, `node`) with no arguments.
+    It runs the code it reads from standard input."""
     if len(inv.words) == 1:
         name = inv.spec.display
-        ctx.deny("BP406", inv.words[0].span,
+        ctx.deny(Code.BP406, inv.words[0].span,
                  f"`{name}` without arguments runs the code it reads from standard input",
-                 f"only `{name} --version` is allowed; running code needs leaving plan mode", "exec")
+                 f"only `{name} --version` is allowed; running code needs leaving plan mode", Effect.EXEC)
 
 
+@rule("cargo_metadata_no_deps", codes=[Code.BP406], deny=["cargo metadata"],
+      allow=["cargo metadata --no-deps --format-version 1"])
 def cargo_metadata_no_deps(inv, ctx) -> None:
-    """`cargo metadata` without --no-deps resolves dependencies: it may download
-    them and write Cargo.lock."""
-    if not any("--no-deps" in flag.names for flag, _, _ in inv.flags):
-        ctx.deny("BP406", inv.words[0].span,
+    """`cargo metadata` without --no-deps.
+    Resolving dependencies may download them and rewrite Cargo.lock."""
+    if not inv.has("--no-deps"):
+        ctx.deny(Code.BP406, inv.words[0].span,
                  "`cargo metadata` without --no-deps resolves dependencies, which may download "
                  "them and rewrite Cargo.lock",
-                 "write `cargo metadata --no-deps --format-version 1`", "network")
+                 "write `cargo metadata --no-deps --format-version 1`", Effect.NETWORK)

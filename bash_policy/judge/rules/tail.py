@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import re
 
+from ..codes import Code, Effect
+from . import rule
+
 _OBSOLETE_FOLLOW = re.compile(r"\+[0-9]*[bcl]?f")
 
 
+@rule("tail_obsolete_follow", codes=[Code.BP406],
+      deny=["tail +5f app.log"], allow=["tail -n +5 app.log"])
 def tail_obsolete_follow(inv, ctx) -> None:
+    """tail's obsolete `+Nf` first operand, which follows the file forever.
+    GNU tail reads `+N[bcl][f]` as an option when at most one file follows."""
     if len(inv.words) < 2:
         return
     first = inv.words[1]
@@ -21,7 +28,7 @@ def tail_obsolete_follow(inv, ctx) -> None:
     else:
         risky = bool(_OBSOLETE_FOLLOW.fullmatch(first.value))
     if risky:
-        ctx.deny("BP406", first.span,
+        ctx.deny(Code.BP406, first.span,
                  f"`tail {first.text}` is the obsolete form of `tail -f`: it keeps waiting for the "
                  "file to grow and never ends",
-                 "read the end once: tail -n +5 FILE (or tail -n 50 FILE)", "hang")
+                 "read the end once: tail -n +5 FILE (or tail -n 50 FILE)", Effect.HANG)

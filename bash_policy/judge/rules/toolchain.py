@@ -15,6 +15,9 @@ import os
 
 from .cd import known_directories
 
+from ..codes import Code, Effect
+from . import rule
+
 _FILES = ("rust-toolchain.toml", "rust-toolchain")
 _NO_CWD_NOTE = ("rust-toolchain files were not looked for: no working directory was given "
                 "(check(cmd, cwd=DIR) or --cwd DIR)")
@@ -33,14 +36,18 @@ def _toolchain_file(directory: str) -> str | None:
         directory = parent
 
 
+@rule("rust_toolchain_file", codes=[Code.BP601], deny=[], allow=["cargo --version"],
+      untestable="needs a directory with a rust-toolchain file: tests/test_toolchain.py")
 def rust_toolchain_file(inv, ctx) -> None:
+    """cargo and rustc under a rust-toolchain file that rustup would install.
+    The proxy installs the toolchain the file names: network and writes to ~/.rustup."""
     anchor = inv.words[0].span
     program = inv.spec.path[0]
     for directory in known_directories(ctx, anchor, "its rust-toolchain file", _NO_CWD_NOTE,
                                        "network"):
         found = _toolchain_file(directory)
         if found:
-            ctx.deny("BP601", anchor,
+            ctx.deny(Code.BP601, anchor,
                      f"`{program}` runs through rustup, which installs the toolchain that {found} "
                      "names when it is missing (network access, writes to ~/.rustup)",
                      f"read the file instead (cat {found}); run {program} after leaving plan mode",

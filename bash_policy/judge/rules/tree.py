@@ -8,10 +8,18 @@ value is not the last letter is read differently by the two, so it is denied.
 
 from __future__ import annotations
 
+from ..codes import Code
+from . import rule
 
+
+@rule("tree_clusters", codes=[Code.BP403],
+      deny=["tree -Lo 1 out ."], allow=["tree -L 2 src", "tree -aL 2"])
 def tree_clusters(inv, ctx) -> None:
+    """tree option clusters where a value-taking flag is not the last letter.
+    tree takes such values from the following words, not from the cluster."""
     seen = set()
-    for _flag, _value, word in inv.flags:
+    for use in inv.flags:
+        word = use.word
         text = word.value
         if id(word) in seen or text is None or text.startswith("--") or len(text) < 3:
             continue
@@ -19,7 +27,7 @@ def tree_clusters(inv, ctx) -> None:
         for letter in text[1:-1]:
             flag = inv.spec.flags.get("-" + letter)
             if flag is not None and flag.value == "required":
-                ctx.deny("BP403", word.span,
+                ctx.deny(Code.BP403, word.span,
                          f"`tree {text}`: tree takes the value of -{letter} from the next word, "
                          f"not from the rest of `{text}`, so later words become flag values",
                          f"write -{letter} and its value as separate words: tree -{letter} VALUE")
