@@ -1,4 +1,4 @@
-"""`bash-policy explain`: what the checker read, segment by segment."""
+"""`bash-policy explain`: what the checker read, command by command."""
 
 from __future__ import annotations
 
@@ -9,21 +9,19 @@ from .render import text
 
 def explain(command: str, policy: Policy | None = None, cwd: str | None = None) -> tuple[str, bool]:
     verdict = check(command, policy, cwd=cwd)
-    out = ["tree-sitter read:", *_reading(verdict.segments)]
+    out = ["exact reader (bash's grammar) read:", *_reading(verdict.segments)]
     if any(d.code == "BP106" for d in verdict.denials):
-        out = _side_by_side(out, _bashlex_reading(command))
+        out = _side_by_side(out, _other_reading(command))
     out.append("verdict: " + text(verdict))
     return "\n".join(out), verdict.allowed
 
 
-def _reading(segments) -> list[str]:
+def _reading(commands) -> list[str]:
     out = []
-    if not segments:
+    if not commands:
         out.append("  (no simple commands)")
-    for index, seg in enumerate(segments):
-        joiner = {"": "", "\n": "newline "}.get(seg.joiner, seg.joiner + " ")
-        out.append(f"  segment {index}: {joiner}{'! ' if seg.negated else ''}"
-                   f"[{seg.span.start}:{seg.span.end}]")
+    for index, seg in enumerate(commands):
+        out.append(f"  command {index}: [{seg.span.start}:{seg.span.end}]")
         for a in seg.assignments:
             out.append(f"    assign {a.name} = {_value(a.value)}")
         for i, w in enumerate(seg.words):
@@ -35,15 +33,22 @@ def _reading(segments) -> list[str]:
     return out
 
 
-def _bashlex_reading(command: str) -> list[str]:
-    """What the cross-check's second parser read (only shown when the two differ)."""
+def _other_reading(command: str) -> list[str]:
+    """What tree-sitter (and bashlex) read, shown when a reading differs."""
+    from .read import treesitter
+
+    out = []
+    readers = [("tree-sitter", treesitter.parse)]
     try:
-        from .read.bashlex_reader import parse
+        from .read import bashlex_reader
+        readers.append(("bashlex", bashlex_reader.parse))
     except ModuleNotFoundError:
-        return ["bashlex read:", "  (bashlex is not installed)"]
-    script = parse(command)
-    problems = [f"  problem: {message}" for _, _, message, _ in script.problems]
-    return ["bashlex read:", *_reading(script.segments), *problems]
+        pass
+    for name, parse in readers:
+        script = parse(command)
+        problems = [f"  problem: {message}" for _, _, message, _ in script.problems]
+        out += [f"{name} read:", *_reading(script.commands), *problems]
+    return out
 
 
 def _side_by_side(left: list[str], right: list[str]) -> list[str]:

@@ -1,4 +1,4 @@
-"""The bashlex cross-check: same readings, BP106 on difference, loaded only for allows."""
+"""Readings that must agree: the exact reader, tree-sitter, and bashlex when installed."""
 
 import subprocess
 import sys
@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import pytest
 
-from bash_policy.read import treesitter as parse_ts
-from bash_policy.read.crosscheck import compare, heredoc_lines, plain_reading
-from bash_policy.judge.engine import check
 from bash_policy.explain import explain
+from bash_policy.judge.engine import check
 from bash_policy.judge.policy import ConfigError, Policy
+from bash_policy.read import exact, treesitter
+from bash_policy.read.crosscheck import compare, heredoc_lines
 
 bashlex_front = pytest.importorskip("bash_policy.read.bashlex_reader")
 
@@ -27,32 +27,51 @@ SAME_READING = [
     "cat <<-\"EOF\"\n\ta\n\n\t\tb\n\tEOF",
     "rg '' \"\" x=1",
 ]
+# Read alike by the two required readers; bashlex cannot read them (compound, time).
+REQUIRED_ONLY = [
+    "time -p rg x | head",
+    "(cd src && rg x) || { ls; }",
+    "if rg -q x f; then echo yes; elif true; then :; else echo no; fi",
+    "for f in a b; do wc -l \"$f\"; done",
+    "while read -r l; do echo \"$l\"; done < f",
+    "until false; do break; done",
+    "case $x in a|b) echo 1;; (*) echo 2;; esac",
+    "echo \"$(git branch --show-current)\" <(sort a) && (( 1 + 2 ))",
+    "[[ -f x && ! ( y == z ) ]] > /dev/null",
+]
 
 
 @pytest.mark.parametrize("command", SAME_READING)
-def test_front_ends_read_alike(command):
-    mine = parse_ts.parse(command)
-    theirs = bashlex_front.parse(command)
-    assert not mine.problems and not theirs.problems
-    assert compare(mine, theirs) is None
+def test_the_three_readers_read_alike(command):
+    mine = exact.parse(command)
+    assert not mine.problems
+    assert compare(mine, treesitter.parse(command), "tree-sitter") is None
+    assert compare(mine, bashlex_front.parse(command), "bashlex") is None
+
+
+@pytest.mark.parametrize("command", REQUIRED_ONLY)
+def test_exact_and_tree_sitter_read_compound_commands_alike(command):
+    mine = exact.parse(command)
+    assert not mine.problems, mine.problems
+    assert compare(mine, treesitter.parse(command), "tree-sitter") is None
 
 
 def test_bashlex_front_end_values():
     script = bashlex_front.parse("A=1 rg -e\\ x 'y z' 2>&1 <<'EOF'\nbody\nEOF")
-    (segment,) = script.segments
-    assert [(a.name, a.value.value) for a in segment.assignments] == [("A", "1")]
-    assert segment.argv == ("rg", "-e x", "y z")
-    assert [(r.fd, r.op) for r in segment.redirects] == [(2, ">&"), (None, "<<")]
-    assert segment.redirects[0].target.value == "1"
-    assert segment.redirects[1].quoted and segment.redirects[1].body == "body\n"
+    (command,) = script.commands
+    assert [(a.name, a.value.value) for a in command.assignments] == [("A", "1")]
+    assert command.argv == ("rg", "-e x", "y z")
+    assert [(r.fd, r.op) for r in command.redirects] == [(2, ">&"), (None, "<<")]
+    assert command.redirects[0].target.value == "1"
+    assert command.redirects[1].quoted and command.redirects[1].body == "body\n"
 
 
 def test_continuation_after_word_is_not_part_of_it():
-    (segment, _) = bashlex_front.parse("rg $x\\\n| head").segments
-    assert segment.words[1].text == "$x"
+    first = bashlex_front.parse("rg $x\\\n| head").commands[0]
+    assert first.words[1].text == "$x"
 
 
-@pytest.mark.parametrize("command", ["time rg foo", "rg foo {fd}</dev/null", "(ls)", "rg foo &"])
+@pytest.mark.parametrize("command", ["time rg foo", "rg foo {fd}</dev/null", "(ls)"])
 def test_bashlex_problems(command):
     assert bashlex_front.parse(command).problems
 
@@ -63,63 +82,58 @@ def test_heredoc_lines_ignore_how_the_terminator_is_cut():
 
 
 def test_agreement_is_noted():
-    verdict = check("rg fo\\o src")  # a backslash: outside the plain subset
-    assert verdict.allowed and "cross-check: bashlex agreed" in verdict.notes
+    verdict = check("rg fo\\o src")
+    assert verdict.allowed and "cross-check: tree-sitter and bashlex agreed" in verdict.notes
 
 
-def test_plain_text_is_read_by_splitting_at_spaces():
-    verdict = check("LC_ALL=C rg -n foo src 2>/dev/null | head -20 && git log --oneline -5")
-    assert verdict.allowed and "cross-check: plain-text reading agreed" in verdict.notes
-    assert plain_reading("rg fo\\o src") is None      # an escape: bashlex reads it
-    assert plain_reading("rg \"$x\" src") is None      # an expansion inside quotes
-    assert plain_reading("rg 'a b' \"c d\"") == [("", (), ("rg", "a b", "c d"), ())]
-    assert plain_reading("if rg foo") is None         # a reserved word changes the grammar
-    assert check("time rg foo src | head -5").allowed  # bashlex cannot parse `time`
-    assert plain_reading("rg foo\nls") is None        # one line only
-    assert plain_reading("rg foo >out") is None        # only the listed redirections
-
-
-def test_a_plain_reading_that_differs_falls_back_to_bashlex(monkeypatch):
-    from bash_policy.read import crosscheck
-
-    monkeypatch.setattr(crosscheck, "plain_reading", lambda source: [("", (), ("other",), ())])
-    verdict = check("rg foo src")
-    assert verdict.allowed and "cross-check: bashlex agreed" in verdict.notes
-
-
-def test_disagreement_denies_with_both_readings(monkeypatch):
+def _misreading(parse):
+    """A reader that reads the second word of the first command as `--pre=sh`."""
     def misread(source):
-        script = parse_ts.parse(source)
-        word = replace(script.segments[0].words[1], value="--pre=sh")
-        segment = replace(script.segments[0], words=(script.segments[0].words[0], word))
-        return replace(script, segments=(segment,))
+        script = parse(source)
+        command = script.body.items[0].commands[0]
+        word = replace(command.words[1], value="--pre=sh")
+        command = replace(command, words=(command.words[0], word, *command.words[2:]))
+        pipeline = replace(script.body.items[0], commands=(command,))
+        return replace(script, body=replace(script.body, items=(pipeline,)))
+    return misread
 
-    monkeypatch.setattr(bashlex_front, "parse", misread)
+
+@pytest.mark.parametrize("reader", ["tree-sitter", "bashlex"])
+def test_disagreement_denies_naming_both_readings(monkeypatch, reader):
+    if reader == "tree-sitter":
+        monkeypatch.setattr(treesitter, "parse", _misreading(treesitter.parse))
+    else:
+        monkeypatch.setattr(bashlex_front, "parse", _misreading(bashlex_front.parse))
     verdict = check("rg fo\\o")
     assert not verdict.allowed
     (denial,) = verdict.denials
-    assert denial.code == "BP106" and denial.hint
-    assert "word 1 of command 1" in denial.message
-    assert "'foo'" in denial.message and "'--pre=sh'" in denial.message
+    assert (denial.code, denial.rule) == ("BP106", "readings") and denial.hint
+    assert reader in denial.message and "'foo'" in denial.message and "'--pre=sh'" in denial.message
     assert (denial.span.start, denial.span.end) == (3, 7)  # the word `fo\\o`
 
 
-def test_bashlex_failure_denies():
-    verdict = check("time rg fo\\o src")  # not plain: bashlex reads it, and cannot parse `time`
+def test_a_tree_sitter_problem_denies(monkeypatch):
+    monkeypatch.setattr(treesitter, "parse", lambda source: replace(
+        exact.parse(source), body=None, problems=(("BP100", exact.Span(0, 1), "x", ""),)))
+    verdict = check("rg foo")
     assert [d.code for d in verdict.denials] == ["BP106"]
-    assert "bashlex" in verdict.denials[0].message
 
 
-def test_explain_shows_both_readings_side_by_side():
+def test_what_bashlex_cannot_read_is_noted_not_denied():
+    verdict = check("time rg fo\\o src")
+    assert verdict.allowed
+    assert "cross-check: tree-sitter agreed; bashlex cannot read this command" in verdict.notes
+
+
+def test_explain_shows_the_readings():
     out, allowed = explain("cat <<'EOF'\nhi\n EOF\nls")
     assert not allowed
-    header = out.splitlines()[0]
-    assert header.startswith("tree-sitter read:") and header.endswith("| bashlex read:")
+    assert "exact reader" in out
 
 
 def test_off_skips_bashlex():
     verdict = check("rg foo src", Policy.from_mapping({"crosscheck": "off"}))
-    assert verdict.allowed and verdict.notes == ("cross-check: off",)
+    assert verdict.allowed and verdict.notes == ("cross-check: tree-sitter agreed; bashlex off",)
 
 
 def test_bad_mode_is_a_config_error():
@@ -133,20 +147,18 @@ def _run(code: str) -> str:
     return result.stdout.strip()
 
 
-def test_denied_command_does_not_import_bashlex():
+def test_denied_command_imports_neither_second_reader():
     out = _run("import sys, bash_policy\n"
                "from bash_policy.judge.engine import check\n"
                "assert not check('rg --pre cat x')\n"
-               "print('bashlex' in sys.modules, 'bash_policy.read.crosscheck' in sys.modules)\n"
+               "print('bashlex' in sys.modules, 'tree_sitter' in sys.modules)\n"
                "assert check('rg foo src')\n"
-               "print('bashlex' in sys.modules)\n"
-               "assert check('rg fo\\\\o src')\n"
-               "print('bashlex' in sys.modules)")
-    assert out.splitlines() == ["False False", "False", "True"]
+               "print('bashlex' in sys.modules, 'tree_sitter' in sys.modules)")
+    assert out.splitlines() == ["False False", "True True"]
 
 
 @pytest.mark.parametrize("mode, expected", [
-    ("auto", "True ('cross-check: bashlex not installed',) []"),
+    ("auto", "True ('cross-check: tree-sitter agreed; bashlex not installed',) []"),
     ("required", "False () ['BP106']"),
 ])
 def test_missing_bashlex(mode, expected):

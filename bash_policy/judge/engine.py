@@ -12,18 +12,20 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from ..read import exact
+from ..read.model import (
+    ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, EXTGLOB, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE,
+    Arith, Assignment, Case, Command, Cond, For, Group, If, List, Pipeline, Span, Subshell, While,
+    Word,
+)
 from . import rules
 from .codes import Code, Effect
+from .flow import command_directories
 from .policy import Policy
 from .rules import engine_rule
 from .scope import check_scope
-from .spec import CommandSpec, Flag, Reason
+from .spec import CommandSpec, Flag
 from .verdict import Denial, Verdict
-from ..read.model import (
-    ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, EXTGLOB, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE,
-    Assignment, Segment, Span, Word,
-)
-from ..read.treesitter import parse
 
 # -- engine rules: what each generic check blocks, why, and its examples ---------
 
@@ -38,7 +40,14 @@ SCREEN = engine_rule("input_screen", """Over-long commands and invisible, contro
     codes=[Code.BP103, Code.BP104], deny=["rg foo\r"], allow=["rg foo"])
 SYNTAX = engine_rule("syntax", """Text that does not parse, or constructs outside what the checker models.
     What the checker cannot read exactly, it cannot judge.""",
-    codes=[Code.BP100, Code.BP101, Code.BP102], deny=['rg "foo', "rg foo &"], allow=['rg "foo"'])
+    codes=[Code.BP100, Code.BP101, Code.BP102], deny=['rg "foo', "rg foo &", "f() { rg x; }"],
+    allow=['rg "foo"'])
+READINGS = engine_rule("readings", """Commands that tree-sitter (or bashlex) reads differently from bash's grammar.
+    Published bypasses of read-only checkers are mostly parser differentials:
+    the checker read one command and bash ran another.  A command is allowed
+    only when the independent readings agree.""",
+    codes=[Code.BP106], deny=[], allow=["rg foo | head"],
+    untestable="needs a reader bug; tests/test_crosscheck.py feeds the comparison differing trees")
 LIMITS = engine_rule("segment_limit", """More simple commands in one line than the policy's limit.
     An unbounded number of commands would make the check slow; past the limit
     it is denied, never skipped.""",
@@ -104,6 +113,9 @@ _EXPANSION_HINTS = {
     Code.BP207: "quote the pattern and let the program match it",
     Code.BP205: "write the absolute path, or put the operand after `--`",
 }
+# ASCII digits only: bash and the programs read no other digits (`>&٣` writes a file named ٣).
+_DESCRIPTOR = re.compile(r"[0-9]+-?")
+_NUMBER = re.compile(r"[0-9]+")
 _PLAIN_VARIABLE = re.compile(r'"?\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})"?', re.ASCII)
 _SIMPLE_BRACE = re.compile(r"([^{}'\"\\$`\s]*)\{([^{}'\"\\$`\s]*,[^{}'\"\\$`\s]*)\}([^{}'\"\\$`\s]*)")
 _DEFAULT_FIX = {
@@ -162,9 +174,10 @@ class Context:
         self.denials: list[Denial] = []
         self.notes: list[str] = []
         self.segment: int | None = None
-        # The literal per-command assignments of the segment being checked.
+        # The literal per-command assignments of the command being checked.
         self.assignments: dict[str, str | None] = {}
-        self.segments: tuple[Segment, ...] = ()  # the whole script, for rules that follow `cd`
+        self.command: Command | None = None
+        self.where: dict[int, set[str | None]] = {}  # command id -> directories (flow.py)
         self.rule = SYNTAX
 
     def deny(self, code: Code | str, span: Span, message: str, hint: str,
@@ -200,6 +213,12 @@ class Context:
     def check_assignment(self, assignment: Assignment) -> None:
         """Check `NAME=VALUE` against the harmless-variable list, as for the shell."""
         _check_assignment(assignment, self)
+
+    def directories(self) -> set[str | None]:
+        """Every directory the command being checked may run in (None: unknown)."""
+        if self.command is None:
+            return {self.cwd}
+        return self.where.get(id(self.command), {self.cwd})
 
     def run_rule(self, name: str, inv: Invocation) -> None:
         outer, self.rule = self.rule, name
@@ -249,24 +268,61 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
     ctx = Context(policy, command, cwd)
     if _screen(command, ctx):
         return Verdict(command, False, tuple(ctx.denials), ())
-    script = parse(command)
-    ctx.segments = script.segments
+    script = exact.parse(command)
+    commands = script.commands
     for code, span, message, hint in script.problems:
-        ctx.deny(code, span, message, hint or "rewrite it as simple commands", rule=SYNTAX)
-    if len(script.segments) > policy.max_segments:
+        rule = REDIRECTION if code == "BP105" else _PROBLEM_RULES.get(code[:3], SYNTAX)
+        ctx.deny(code, span, message, hint or "rewrite it as simple commands", rule=rule)
+    if len(commands) > policy.max_segments:
         ctx.deny(Code.BP103, Span(0, len(command)),
-                 f"{len(script.segments)} commands in one line exceed the limit of {policy.max_segments}",
+                 f"{len(commands)} commands in one line exceed the limit of {policy.max_segments}",
                  "split the work into several commands", rule=LIMITS)
-        return Verdict(command, False, tuple(ctx.denials), script.segments)
-    if not script.segments and not script.problems:
+        return Verdict(command, False, tuple(ctx.denials), commands, (), script)
+    if script.body is None and not script.problems:
         ctx.notes.append("empty command")
-    for index, segment in enumerate(script.segments):
-        ctx.segment = index
-        check_segment(segment, ctx)
-    if not ctx.denials:  # only an allow needs a second opinion; bashlex loads lazily
+    ctx.where = command_directories(script.body, cwd)
+    index = {id(c): k for k, c in enumerate(commands)}
+    if script.body is not None:
+        _check_node(script.body, ctx, index)
+    if not ctx.denials:  # only an allow needs the other readings
         from ..read.crosscheck import cross_check
         cross_check(script, ctx)
-    return Verdict(command, not ctx.denials, tuple(ctx.denials), script.segments, tuple(ctx.notes))
+    return Verdict(command, not ctx.denials, tuple(ctx.denials), commands, tuple(ctx.notes),
+                   script)
+
+
+# The rule a problem the reader found belongs to, by its code's family.
+_PROBLEM_RULES = {"BP2": EXPANSION, "BP6": ASSIGNMENT}
+
+_COMPOUND_NAMES = {
+    Subshell: "a subshell `( … )`", Group: "a `{ …; }` group", If: "an `if` statement",
+    For: "a `for` loop", While: "a `while`/`until` loop", Case: "a `case` statement",
+    Arith: "a `(( … ))` arithmetic command", Cond: "a `[[ … ]]` test (use `[ … ]` or `test`)",
+}
+
+
+def _check_node(node, ctx: Context, index: dict[int, int]) -> None:
+    """Check every simple command in the tree; constructs outside the model deny."""
+    if isinstance(node, List):
+        for item, op in zip(node.items, node.ops):
+            if op == "&":
+                ctx.segment = None
+                ctx.deny(Code.BP102, item.span, "`&` runs the command before it in the background",
+                         "drop the `&`; plan mode runs commands in the foreground only", rule=SYNTAX)
+        for item in node.items:
+            _check_node(item, ctx, index)
+    elif isinstance(node, Pipeline):
+        for member in node.commands:
+            _check_node(member, ctx, index)
+    elif isinstance(node, Command):
+        ctx.segment = index[id(node)]
+        ctx.command = node
+        check_segment(node, ctx)
+    else:
+        ctx.segment = None
+        ctx.deny(Code.BP101, node.span,
+                 f"{_COMPOUND_NAMES[type(node)]} is outside what plan mode can check",
+                 "write simple commands joined by |, &&, || or ;", rule=SYNTAX)
 
 
 def _screen(command: str, ctx: Context) -> bool:
@@ -297,7 +353,7 @@ def _screen(command: str, ctx: Context) -> bool:
     return False
 
 
-def check_segment(segment: Segment, ctx: Context) -> None:
+def check_segment(segment: Command, ctx: Context) -> None:
     ctx.assignments = {a.name: a.value.value for a in segment.assignments}
     for assignment in segment.assignments:
         _check_assignment(assignment, ctx)
@@ -362,7 +418,7 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
                      "write the file name literally, in quotes if needed", rule=REDIRECTION)
         return
     path = target.value
-    if op in (">&", "<&") and (path.isdigit() or (path[:-1].isdigit() and path.endswith("-"))):
+    if op in (">&", "<&") and _DESCRIPTOR.fullmatch(path):
         source_fd = int(path.rstrip("-"))
         if op == ">&" and source_fd not in opened:
             # Another descriptor may be a file the harness holds open for writing.
@@ -539,7 +595,7 @@ class ArgvReader:
 
     def short_cluster(self, word: Word) -> None:
         spec, text = self.spec, word.value
-        if spec.numeric_flag and text[1:].isdigit():
+        if spec.numeric_flag and _NUMBER.fullmatch(text, 1):
             self.record(Flag(("-NUM",), "none"), text, text[1:], word, word)
             return
         for k in range(1, len(text)):

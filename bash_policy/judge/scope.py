@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 
-from .rules.cd import directories
 from ..read.model import TILDE
 
 
@@ -51,7 +50,7 @@ def check_scope(segment, ctx) -> None:
     roots = [os.path.realpath(os.path.join(ctx.cwd or "", os.path.expanduser(r)))
              for r in ctx.policy.scope_roots
              if ctx.cwd is not None or os.path.isabs(os.path.expanduser(r))]  # else unresolvable
-    dirs = directories(ctx)
+    dirs = ctx.directories()
     for word, text in _candidates(segment):
         if text.startswith("~"):
             ctx.deny("BP602", word.span, f"`{word.text}` is under a home directory, outside the "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .codes import CODES
-from ..read.model import Segment, Span
+from ..read.model import Command, Script, Span, to_dict
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +35,9 @@ class Verdict:
     command: str
     allowed: bool
     denials: tuple[Denial, ...]
-    segments: tuple[Segment, ...]
+    segments: tuple[Command, ...]  # every simple command, in source order (Denial.segment indexes it)
     notes: tuple[str, ...] = ()
+    script: Script | None = None  # the tree the exact reader read (None when screened out)
 
     def __bool__(self) -> bool:
         return self.allowed
@@ -62,7 +63,6 @@ class Verdict:
             "segments": [
                 {
                     "span": [s.span.start, s.span.end],
-                    "joiner": s.joiner,
                     "argv": list(s.argv),
                     "assignments": [[a.name, a.value.value] for a in s.assignments],
                     "redirects": [
@@ -72,4 +72,5 @@ class Verdict:
                 for s in self.segments
             ],
             "notes": list(self.notes),
+            "tree": to_dict(self.script.body) if self.script is not None else None,
         }

@@ -32,10 +32,11 @@ Quirks of bashlex 0.18 found while writing this, and how each is handled:
   `rg foo;#c` and reads `c` as a command.  Normalised: this module runs
   bashlex's line parser itself (`bashlex.parser._parser`) and restarts
   exactly at the tree's end (or its last here-document's end).  Each tree
-  after the first starts with the joiner `\\n`, as in `parse_ts`.
-* `time`, `coproc`, `select`, arrays (`a=(…)`) and `;;` outside `case`:
-  bashlex raises; the error becomes a problem, so such commands are allowed
-  only when the cross-check is off (tree-sitter reads `time` as a program).
+  after the first follows a `\\n` operator, as in the other readers.
+* `time`, `coproc`, `select`, arrays (`a=(…)`), `;;` outside `case`, and the
+  compound commands: this reader does not map them; the cross-check notes
+  that bashlex could not read the command and relies on the two required
+  readers (bash_policy/read/crosscheck.py).
 * `{fd}>file` (bash assigns a new descriptor number to `fd`): both parsers
   read `{fd}` as an argument; this front end reports it, so bash's reading
   wins and the cross-check denies.
@@ -55,7 +56,7 @@ import bashlex.ast  # noqa: E402
 import bashlex.heredoc  # noqa: E402
 import bashlex.parser  # noqa: E402
 
-from .model import Assignment, Redirect, Script, Segment, Span, Word
+from .model import Assignment, Command, List, Pipeline, Redirect, Script, Span, Word
 from .words import WordSyntaxError, scan_word
 
 _COMPOUND_KINDS = {
@@ -106,42 +107,41 @@ class _Problem(Exception):
 class _Builder:
     def __init__(self, source: str):
         self.source = source
-        self.segments: list[Segment] = []
+        self.items: list[Pipeline] = []
+        self.ops: list[str] = []
         self.covered: list[tuple[int, int]] = []
 
     # -- structure ---------------------------------------------------------
-    def tree(self, node, joiner: str) -> None:
-        """Flatten one top-level tree: lists, pipelines, simple commands."""
+    def tree(self, node) -> None:
+        """Add one top-level tree: lists of pipelines of simple commands."""
         kind = node.kind
         if kind == "list":
-            op = joiner
             for part in node.parts:
                 if part.kind == "operator":
                     self.cover(part)
-                    if part.op == "&":
-                        raise _Problem("BP102", Span(*part.pos),
-                                       "`&` runs the command before it in the background")
-                    op = part.op
+                    self.ops.append(part.op)
                     continue
-                self.tree(part, op)
-                op = ""
+                self.tree(part)
         elif kind == "pipeline":
             negated = False
-            op = joiner
+            commands: list[Command] = []
+            stderr: list[bool] = []
             for part in node.parts:
-                if part.kind == "reservedword" and part.word == "!" and not negated:
+                if part.kind == "reservedword" and part.word == "!" and not commands:
                     self.cover(part)
-                    negated = True
+                    negated = not negated
                 elif part.kind == "pipe":
                     self.cover(part)
-                    op = part.pipe
+                    stderr.append(part.pipe == "|&")
                 elif part.kind == "command":
-                    self.command(part, op, negated)
-                    op, negated = "", False
+                    commands.append(self.command(part))
                 else:
                     self.unsupported(part)
+            self.items.append(Pipeline(tuple(commands), Span(*node.pos), negated, False,
+                                       tuple(stderr)))
         elif kind == "command":
-            self.command(node, joiner)
+            command = self.command(node)
+            self.items.append(Pipeline((command,), command.span))
         else:
             self.unsupported(node)
 
@@ -149,7 +149,7 @@ class _Builder:
         what = _COMPOUND_KINDS.get(node.kind, f"this construct ({node.kind})")
         raise _Problem("BP101", Span(*node.pos), f"{what} is outside what plan mode can check")
 
-    def command(self, node, joiner: str, negated: bool = False) -> None:
+    def command(self, node) -> Command:
         words: list[Word] = []
         assignments: list[Assignment] = []
         redirects: list[Redirect] = []
@@ -168,8 +168,7 @@ class _Builder:
                 raise _Problem("BP101", word.span,
                                f"`{word.text}` before a redirection makes bash store a new "
                                "descriptor number in a variable")
-        self.segments.append(Segment(tuple(words), tuple(assignments), tuple(redirects),
-                                     Span(*node.pos), joiner, negated))
+        return Command(tuple(words), tuple(assignments), tuple(redirects), Span(*node.pos))
 
     # -- words -------------------------------------------------------------
     def word(self, pos) -> Word:
@@ -266,18 +265,23 @@ def parse(source: str) -> Script:
             if not isinstance(tree, bashlex.ast.node):
                 break  # only blanks or comments remain; check_gaps verifies that
             bashlex.ast.posshifter(at).visit(tree)
-            builder.tree(tree, "\n" if builder.segments else "")
+            if builder.items and len(builder.ops) < len(builder.items):
+                builder.ops.append("\n")
+            builder.tree(tree)
             end = max([tree.pos[1]] + [b for _, b in builder.covered])
             if end <= at:
                 raise _Problem("BP100", Span(at, at + 1), "bashlex made no progress here")
             at = end
         builder.check_gaps()
     except _Problem as problem:
-        return Script(source, tuple(builder.segments), (problem.problem,))
+        return Script(source, None, (problem.problem,))
     except Exception as error:  # bashlex raises many kinds: all mean "cannot read it"
         position = at + getattr(error, "position", 0)
         span = Span(min(position, len(source)), min(position + 1, len(source)))
         reason = str(error).split(", parts = ")[0]
-        return Script(source, tuple(builder.segments),
-                      (("BP100", span, f"bashlex cannot parse this: {reason}", ""),))
-    return Script(source, tuple(builder.segments))
+        return Script(source, None, (("BP100", span, f"bashlex cannot parse this: {reason}", ""),))
+    if not builder.items:
+        return Script(source, None)
+    items = builder.items
+    return Script(source, List(tuple(items), tuple(builder.ops),
+                               Span(items[0].span.start, items[-1].span.end)))

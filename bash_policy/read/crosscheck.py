@@ -1,50 +1,59 @@
-"""Cross-check: allow a command only when tree-sitter and bashlex read it alike.
+"""Readings that must agree: the exact reader, tree-sitter, and bashlex when installed.
 
-Published bypasses of read-only checkers are mostly parser differentials: the
-checker read one command and bash ran another.  A second, independent parser
-(bashlex, which follows bash's own grammar) re-reads every command the
-tree-sitter verdict would allow; any difference in segments, joiners,
-assignments, argv or redirections denies with BP106.  Deny verdicts skip it:
-they need no second opinion, and bashlex is slow to import and to parse.
+The exact reader (bash_policy/read/exact.py) decides what a command means.
+Before a command is allowed, tree-sitter must read the same tree: the same
+lists and operators, pipelines, `!` and `time`, compound commands, and for
+every simple command the same assignments, words (span and value) and
+redirections (operator, descriptor, target, here-document lines); the
+commands inside substitutions likewise.  Tree-sitter computes word values
+with its own scanner (bash_policy/read/words.py), so the values are compared
+between two independent implementations.  Any difference denies (BP106).
 
-`Policy.crosscheck` picks the mode: "auto" (run it when bashlex is installed),
-"required" (deny when bashlex is missing) or "off".
+bashlex, a port of bash's yacc grammar (the optional `[crosscheck]` extra),
+is a third reading where it can read the command: a difference denies too;
+a command it cannot read (compound commands, `time`) gets a note.  The
+default install is as safe as the one with the extra: the two required
+readings decide, and no corpus case depends on which is installed.
+`Policy.crosscheck`: "auto" (bashlex when installed), "required" (deny
+without it), "off" (no bashlex).  Tree-sitter always runs.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import re
 import sys
 from dataclasses import dataclass
 
-from .model import Script, Segment, Span
+from .model import (
+    Arith, Case, Command, Cond, For, Group, If, List, Pipeline, Redirect, Script, Span, Subshell,
+    While, Word,
+)
 
-_HINT = ("write it so any bash parser reads it one way: no line continuations inside words, "
-         "plain quoting, here-documents last; `bash-policy explain` shows both readings")
+_HINT = ("write it so every bash parser reads it one way: plain quoting, no line continuations "
+         "inside words, here-documents last; `bash-policy explain` shows the readings")
 
 
 @dataclass(frozen=True)
 class Difference:
-    """The first place the two readings differ, described for a person."""
+    """The first place two readings differ, described for a person."""
 
-    segment: int | None
     span: Span
     what: str
-    tree_sitter: str
-    bashlex: str
+    exact: str
+    other: str
+    reader: str
 
     @property
     def message(self) -> str:
-        return (f"the two parsers read {self.what} differently: tree-sitter reads "
-                f"{self.tree_sitter}, bashlex reads {self.bashlex}")
+        return (f"the readers disagree on {self.what}: bash's grammar (the exact reader) reads "
+                f"{self.exact}, {self.reader} reads {self.other}")
 
 
 def heredoc_lines(body: str | None, strip_tabs: bool) -> tuple[str, ...] | None:
     """A here-document body as its complete lines (tabs stripped for `<<-`).
 
-    The two parsers cut the body at different points of the terminator line
-    and of `<<-` tabs; bash reads whole lines, so whole lines are compared.
+    The parsers cut the body at different points of the terminator line and of
+    `<<-` tabs; bash reads whole lines, so whole lines are compared.
     """
     if body is None:
         return None
@@ -52,157 +61,138 @@ def heredoc_lines(body: str | None, strip_tabs: bool) -> tuple[str, ...] | None:
     return tuple(line.lstrip("\t") for line in lines) if strip_tabs else tuple(lines)
 
 
-def _word(word) -> str:
+def _word(word: Word) -> str:
     return repr(word.value) if word.literal else f"`{word.text}` (not literal)"
 
 
-def _redirect(r) -> str:
+def _redirect(r: Redirect) -> str:
     fd = "" if r.fd is None else str(r.fd)
     target = _word(r.target) if r.target is not None else ""
-    if r.body is not None:
+    if r.op in ("<<", "<<-"):
         lines = heredoc_lines(r.body, r.op == "<<-")
-        target = f"here-document{' (quoted)' if r.quoted else ''} {list(lines)!r}"
+        target = f"here-document{' (quoted)' if r.quoted else ''} {list(lines or ())!r}"
     return f"{fd}{r.op} {target}".rstrip()
 
 
-def _fields(segment: Segment) -> list[tuple[str, str, Span]]:
-    """The parts of a segment both readings must share, in source order of meaning."""
-    fields = [("the operator before it", repr(segment.joiner), segment.span),
-              ("its `!`", "negated" if segment.negated else "not negated", segment.span),
-              ("the number of assignments", str(len(segment.assignments)), segment.span),
-              ("the number of words", str(len(segment.words)), segment.span),
-              ("the number of redirections", str(len(segment.redirects)), segment.span)]
-    for a in segment.assignments:
-        fields.append(("an assignment", f"{a.name}={_word(a.value)}", a.span))
-    for i, w in enumerate(segment.words):
-        fields.append((f"word {i}", _word(w), w.span))
-    for r in segment.redirects:
-        fields.append(("a redirection", _redirect(r), r.span))
-    return fields
+class _Mismatch(Exception):
+    def __init__(self, span: Span, what: str, mine: str, theirs: str):
+        super().__init__(what)
+        self.args4 = (span, what, mine, theirs)
 
 
-def compare(tree_sitter: Script, bashlex: Script) -> Difference | None:
-    """The first difference between two readings of one source, or None."""
-    whole = Span(0, len(tree_sitter.source))
-    if bashlex.problems and not tree_sitter.problems:
-        code, span, message, _ = bashlex.problems[0]
-        return Difference(None, span, "this command", "it as simple commands",
-                          f"an error ({message})")
-    if len(tree_sitter.segments) != len(bashlex.segments):
-        return Difference(None, whole, "the number of simple commands",
-                          str(len(tree_sitter.segments)), str(len(bashlex.segments)))
-    for index, (mine, theirs) in enumerate(zip(tree_sitter.segments, bashlex.segments)):
-        for (what, a, span), (_, b, _) in zip(_fields(mine), _fields(theirs)):
-            if a != b:
-                return Difference(index, span, f"{what} of command {index + 1}", a, b)
+def _same(span: Span, what: str, mine, theirs) -> None:
+    if mine != theirs:
+        raise _Mismatch(span, what, str(mine), str(theirs))
+
+
+def _ops(node: List) -> tuple[str, ...]:
+    """Operators with a final `;` or newline dropped (it ends the list either way)."""
+    ops = node.ops
+    if len(ops) == len(node.items) and ops and ops[-1] in (";", "\n"):
+        ops = ops[:-1]
+    return ops
+
+
+def _compare_lists(a: List | None, b: List | None, span: Span) -> None:
+    _same(span, "whether there is a command", a is not None, b is not None)
+    if a is None or b is None:
+        return
+    _same(a.span, "the number of pipelines", len(a.items), len(b.items))
+    _same(a.span, "the operators between pipelines", _ops(a), _ops(b))
+    for x, y in zip(a.items, b.items):
+        _compare_pipelines(x, y)
+
+
+def _compare_pipelines(a: Pipeline, b: Pipeline) -> None:
+    _same(a.span, "the number of commands in a pipeline", len(a.commands), len(b.commands))
+    _same(a.span, "the `!` of a pipeline", a.negated, b.negated)
+    _same(a.span, "whether `time` applies", a.timed, b.timed)
+    _same(a.span, "which pipes also carry standard error", a.stderr, b.stderr)
+    for x, y in zip(a.commands, b.commands):
+        _compare_nodes(x, y)
+
+
+def _compare_words(what: str, a, b, span: Span) -> None:
+    _same(span, f"the number of {what}", len(a), len(b))
+    for x, y in zip(a, b):
+        _same(x.span, f"where a word of {what} lies", (x.span.start, x.span.end),
+              (y.span.start, y.span.end))
+        _same(x.span, f"the value of `{x.text}`", _word(x), _word(y))
+        if not _BODIES:
+            continue
+        xs = [e.body for e in x.expansions if e.body is not None]
+        ys = [e.body for e in y.expansions if e.body is not None]
+        _same(x.span, f"the substitutions in `{x.text}`", len(xs), len(ys))
+        for p, q in zip(xs, ys):
+            _compare_lists(p, q, x.span)
+
+
+def _compare_redirects(a, b, span: Span) -> None:
+    _same(span, "the number of redirections", len(a), len(b))
+    for x, y in zip(a, b):
+        _same(x.span, "a redirection", _redirect(x), _redirect(y))
+        if x.target is not None and y.target is not None:
+            _compare_words("a redirection target", (x.target,), (y.target,), x.span)
+
+
+def _compare_nodes(a, b) -> None:
+    _same(a.span, "the kind of command", type(a).__name__, type(b).__name__)
+    if isinstance(a, Command):
+        _same(a.span, "the assignments", [(x.name, _word(x.value)) for x in a.assignments],
+              [(y.name, _word(y.value)) for y in b.assignments])
+        _compare_words("the assignment values", [x.value for x in a.assignments],
+                       [y.value for y in b.assignments], a.span)
+        _compare_words("the words", a.words, b.words, a.span)
+    elif isinstance(a, (Subshell, Group)):
+        _compare_lists(a.body, b.body, a.span)
+    elif isinstance(a, If):
+        _same(a.span, "the number of `if`/`elif` branches", len(a.branches), len(b.branches))
+        for (test, body), (test2, body2) in zip(a.branches, b.branches):
+            _compare_lists(test, test2, a.span)
+            _compare_lists(body, body2, a.span)
+        _compare_lists(a.orelse, b.orelse, a.span) if a.orelse or b.orelse else None
+    elif isinstance(a, For):
+        _same(a.span, "the loop variable", a.name, b.name)
+        _same(a.span, "whether the loop has `in`", a.words is None, b.words is None)
+        _compare_words("the loop's words", a.words or (), b.words or (), a.span)
+        _compare_lists(a.body, b.body, a.span)
+    elif isinstance(a, While):
+        _same(a.span, "`while` or `until`", a.until, b.until)
+        _compare_lists(a.test, b.test, a.span)
+        _compare_lists(a.body, b.body, a.span)
+    elif isinstance(a, Case):
+        _compare_words("the case word", (a.word,), (b.word,), a.span)
+        _same(a.span, "the number of case arms", len(a.arms), len(b.arms))
+        for x, y in zip(a.arms, b.arms):
+            _compare_words("the case patterns", x.patterns, y.patterns, x.span)
+            _same(x.span, "how a case arm ends", x.terminator or ";;", y.terminator or ";;")
+            _compare_lists(x.body, y.body, x.span)
+    elif isinstance(a, Arith):
+        _same(a.span, "the arithmetic", a.expression.strip(), b.expression.strip())
+    elif isinstance(a, Cond):
+        _compare_words("the words of `[[ ]]`", a.words, b.words, a.span)
+    _compare_redirects(a.redirects, b.redirects, a.span)
+
+
+_BODIES = True  # whether substitution bodies are compared (bashlex's reader does not read them)
+
+
+def compare(exact: Script, other: Script, reader: str) -> Difference | None:
+    """The first difference between the exact reading and another, or None.
+    bashlex's reader leaves substitutions unread (the word is denied anyway
+    unless both required readers agree on the commands inside)."""
+    global _BODIES
+    _BODIES = reader != "bashlex"
+    whole = Span(0, len(exact.source))
+    if other.problems and not exact.problems:
+        code, span, message, _ = other.problems[0]
+        return Difference(span, "this command", "it without error", f"an error ({message})", reader)
+    try:
+        _compare_lists(exact.body, other.body, whole)
+    except _Mismatch as mismatch:
+        span, what, mine, theirs = mismatch.args4
+        return Difference(span, what, mine, theirs, reader)
     return None
-
-
-# The plain subset: one line of words, operators and the commonest
-# redirections separated by spaces, where a word is made of the characters
-# below and of quoted strings: '…' with anything but `'`, "…" with anything
-# but `"`, `$`, backquote and backslash.  bash splits such a line at its
-# unquoted spaces and removes the quotes, nothing else (no escapes,
-# expansions, globs, comments or reserved words), so this reader is exact.
-_PLAIN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:,+=@%-")
-_PLAIN_REDIRECT = re.compile(r"(?:(?P<fd>[0-9])?(?P<op>>>?)(?P<file>/dev/null)"
-                             r"|(?P<dfd>[0-9])?>&(?P<dup>[0-9])|&>(?P<all>/dev/null))")
-_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
-_JOINERS = {"|", "||", "&&", ";"}
-_RESERVED = {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
-             "until", "do", "done", "in", "function", "time", "coproc"}
-
-
-def _plain_tokens(source: str) -> list[tuple[str, str, bool]] | None:
-    """(raw text, value, whether any of it was quoted) for each token, or None."""
-    tokens: list[tuple[str, str, bool]] = []
-    i, n = 0, len(source)
-    while i < n:
-        if source[i] == " ":
-            i += 1
-            continue
-        start, value, quoted = i, [], False
-        while i < n and source[i] != " ":
-            ch = source[i]
-            if ch in "'\"":
-                end = source.find(ch, i + 1)
-                if end < 0 or (ch == '"' and any(c in source[i + 1:end] for c in "$`\\")):
-                    return None
-                value.append(source[i + 1:end])
-                quoted = True
-                i = end + 1
-            else:
-                value.append(ch)
-                i += 1
-        tokens.append((source[start:i], "".join(value), quoted))
-    return tokens
-
-
-def plain_reading(source: str) -> list[tuple] | None:
-    """bash's reading of `source` if it lies in the plain subset, else None."""
-    if not source.strip(" ") or not source.isprintable():  # newlines, tabs, controls
-        return None
-    tokens = _plain_tokens(source)
-    if tokens is None:
-        return None
-    segments: list[tuple] = []
-    joiner = ""
-    current: list[tuple[str, str, bool]] = []
-    for token in tokens + [(";", ";", False)]:
-        if token[0] in _JOINERS:
-            if not current:
-                return None
-            segment = _plain_segment(current, joiner)
-            if segment is None:
-                return None
-            segments.append(segment)
-            joiner, current = token[0], []
-        else:
-            current.append(token)
-    return segments
-
-
-def _plain_segment(tokens, joiner: str) -> tuple | None:
-    assignments, argv, redirects = [], [], []
-    for raw, value, quoted in tokens:
-        redirect = None if quoted else _PLAIN_REDIRECT.fullmatch(raw)
-        if redirect:
-            if redirect["file"]:
-                fd = int(redirect["fd"]) if redirect["fd"] else None
-                redirects.append((fd, redirect["op"], redirect["file"]))
-            elif redirect["dup"]:
-                fd = int(redirect["dfd"]) if redirect["dfd"] else None
-                redirects.append((fd, ">&", redirect["dup"]))
-            else:
-                redirects.append((None, "&>", redirect["all"]))
-            continue
-        unquoted = _unquoted_parts(raw)
-        if any(ch not in _PLAIN_CHARS for ch in unquoted):
-            return None
-        assignment = _ASSIGNMENT.match(raw) if not argv else None
-        if assignment:
-            assignments.append((assignment[1], value[len(assignment[0]):]))
-        else:
-            # `time` opening a pipeline is bash's keyword: it times what follows and
-            # runs it as the time wrapper's spec reads it; other reserved words change
-            # the grammar.
-            if not argv and value in _RESERVED and not (value == "time" and joiner != "|"):
-                return None
-            argv.append(value)
-    return (joiner, tuple(assignments), tuple(argv), tuple(redirects))
-
-
-def _unquoted_parts(raw: str) -> str:
-    return re.sub(r"'[^']*'|\"[^\"]*\"", "", raw)
-
-
-def _model_reading(script: Script) -> list[tuple]:
-    return [
-        (seg.joiner, tuple((a.name, a.value.value) for a in seg.assignments),
-         tuple(w.value for w in seg.words),
-         tuple((r.fd, r.op, r.target.value if r.target else None) for r in seg.redirects))
-        for seg in script.segments
-    ]
 
 
 def _bashlex_installed() -> bool:
@@ -212,37 +202,37 @@ def _bashlex_installed() -> bool:
 
 
 def cross_check(script: Script, ctx) -> None:
-    """Re-read `script.source` with a second reader; deny (BP106) on any difference.
+    """Re-read `script.source` with tree-sitter, then bashlex; deny (BP106) on
+    any difference from the exact reading."""
+    from . import treesitter
 
-    Plain text (`plain_reading`) is read by splitting at spaces, which is
-    exact for it; everything else by bashlex.  A plain reading that differs
-    is not a verdict: bashlex then decides.
-    """
+    ctx.segment = None
+    difference = compare(script, treesitter.parse(script.source), "tree-sitter")
+    if difference is not None:
+        ctx.deny("BP106", difference.span, difference.message, _HINT, rule="readings")
+        return
     mode = ctx.policy.crosscheck
     if mode == "off":
-        ctx.notes.append("cross-check: off")
+        ctx.notes.append("cross-check: tree-sitter agreed; bashlex off")
         return
-    if mode == "auto" or _bashlex_installed():
-        plain = plain_reading(script.source)
-        if plain is not None and plain == _model_reading(script):
-            ctx.notes.append("cross-check: plain-text reading agreed")
-            return
     try:
-        from . import bashlex_reader as parse_bashlex
+        from . import bashlex_reader
     except ModuleNotFoundError as error:
         if error.name != "bashlex":
             raise
         if mode == "required":
-            ctx.segment = None
             ctx.deny("BP106", Span(0, len(script.source)),
                      "the policy requires the bashlex cross-check, but bashlex is not installed",
                      "install it (pip install 'bash-policy[crosscheck]') or set crosscheck = \"auto\"")
         else:
-            ctx.notes.append("cross-check: bashlex not installed")
+            ctx.notes.append("cross-check: tree-sitter agreed; bashlex not installed")
         return
-    difference = compare(script, parse_bashlex.parse(script.source))
-    if difference is None:
-        ctx.notes.append("cross-check: bashlex agreed")
+    reading = bashlex_reader.parse(script.source)
+    if reading.problems:
+        ctx.notes.append("cross-check: tree-sitter agreed; bashlex cannot read this command")
         return
-    ctx.segment = difference.segment
-    ctx.deny("BP106", difference.span, difference.message, _HINT)
+    difference = compare(script, reading, "bashlex")
+    if difference is not None:
+        ctx.deny("BP106", difference.span, difference.message, _HINT, rule="readings")
+        return
+    ctx.notes.append("cross-check: tree-sitter and bashlex agreed")

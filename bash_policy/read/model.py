@@ -1,14 +1,19 @@
-"""The small typed model every front end produces and the engine reads.
+"""The small typed tree every reader produces and the engine reads.
 
-A front end (tree-sitter, bashlex) turns source text into a `Script`: simple
-commands (`Segment`) joined by operators, each with assignments, words and
-redirections.  Words carry the exact value bash passes after quote removal, or
-the list of expansions that make the value unknowable before run time.
+A reader (the exact reader, tree-sitter, bashlex) turns source text into a
+`Script`: a `List` of pipelines joined by `&&`, `||`, `;`, newlines and `&`;
+a pipeline's members are simple `Command`s or compound nodes (subshell,
+group, if, for, while/until, case, `(( ))`, `[[ ]]`), each with spans.
+Words carry the exact value bash passes after quote removal, or the
+expansions that make the value unknowable before run time; a command or
+process substitution carries the `List` it runs.  `Script.to_dict()` is the
+JSON form (schema in docs/model.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterator, Union
 
 # Expansion kinds a word can hold.  GLOB and TILDE only produce file names or a
 # home directory; every other kind can produce arbitrary text or run code.
@@ -36,8 +41,13 @@ class Span:
 
 @dataclass(frozen=True, slots=True)
 class Expansion:
+    """One expansion inside a word.  `body` is the command list a command or
+    process substitution runs (None for the other kinds, or when the reader
+    did not parse it)."""
+
     kind: str
     span: Span
+    body: "List | None" = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +92,12 @@ class Assignment:
 
 @dataclass(frozen=True, slots=True)
 class Redirect:
-    """A redirection: `op` as written (`>`, `2>`, `&>`, `<`, `<<<`, `<<`, ...).
+    """A redirection: `op` as written (`>`, `>>`, `&>`, `<`, `<<<`, `<<`, `>&`, ...).
 
     `fd` is the explicit file-descriptor number or None; `target` the word it
-    names (a file, or a descriptor for `>&`); for here-documents `body` is the
-    raw body text and `quoted` tells whether the delimiter was quoted.
+    names (a file, or a descriptor for `>&`; None when `>&-` closes); for
+    here-documents `body` is the raw body text and `quoted` tells whether the
+    delimiter was quoted.
     """
 
     op: str
@@ -98,15 +109,13 @@ class Redirect:
 
 
 @dataclass(frozen=True, slots=True)
-class Segment:
-    """A simple command.  `joiner` is the operator that precedes it ('' first)."""
+class Command:
+    """A simple command: assignments, words (the argv) and redirections."""
 
     words: tuple[Word, ...]
     assignments: tuple[Assignment, ...]
     redirects: tuple[Redirect, ...]
     span: Span
-    joiner: str = ""
-    negated: bool = False
 
     @property
     def argv(self) -> tuple[str | None, ...]:
@@ -114,8 +123,206 @@ class Segment:
 
 
 @dataclass(frozen=True, slots=True)
+class Pipeline:
+    """Commands joined by `|` or `|&` (`stderr[i]` tells whether the joint after
+    command i also pipes standard error), with bash's `!` and `time [-p]`."""
+
+    commands: tuple["Node", ...]
+    span: Span
+    negated: bool = False
+    timed: bool = False
+    stderr: tuple[bool, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class List:
+    """Pipelines joined by operators: `ops[i]` (`&&`, `||`, `;`, `\\n` or `&`)
+    follows `items[i]`; a last `&` puts the last item in the background."""
+
+    items: tuple[Pipeline, ...]
+    ops: tuple[str, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Subshell:
+    body: List
+    redirects: tuple[Redirect, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    body: List
+    redirects: tuple[Redirect, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    """`if` and each `elif`: (condition, body) pairs, then the `else` body."""
+
+    branches: tuple[tuple[List, List], ...]
+    orelse: List | None
+    redirects: tuple[Redirect, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class For:
+    """`for NAME in WORDS; do BODY; done` (`words` None: `for NAME; do`, over "$@")."""
+
+    name: str
+    words: tuple[Word, ...] | None
+    body: List
+    redirects: tuple[Redirect, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class While:
+    """`while` (or `until`, when `until`) TEST; do BODY; done."""
+
+    test: List
+    body: List
+    until: bool
+    redirects: tuple[Redirect, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class CaseArm:
+    patterns: tuple[Word, ...]
+    body: List | None
+    terminator: str  # ";;", ";&", ";;&" or "" for the last arm
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    word: Word
+    arms: tuple[CaseArm, ...]
+    redirects: tuple[Redirect, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Arith:
+    """`(( EXPRESSION ))`: the expression text."""
+
+    expression: str
+    redirects: tuple[Redirect, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Cond:
+    """`[[ … ]]`: the words between the brackets, operators included, in order."""
+
+    words: tuple[Word, ...]
+    redirects: tuple[Redirect, ...]
+    span: Span
+
+
+Node = Union[Command, Subshell, Group, If, For, While, Case, Arith, Cond]
+COMPOUND = (Subshell, Group, If, For, While, Case, Arith, Cond)
+
+
+@dataclass(frozen=True, slots=True)
 class Script:
     source: str
-    segments: tuple[Segment, ...]
-    # Structural problems found while parsing, as (code, span, message, hint).
+    body: List | None
+    # Structural problems found while reading, as (code, span, message, hint).
     problems: tuple[tuple[str, Span, str, str], ...] = field(default=())
+
+    @property
+    def commands(self) -> tuple[Command, ...]:
+        """Every simple command, in source order, substitutions included."""
+        return tuple(node for node in walk(self.body) if isinstance(node, Command))
+
+
+def children(node) -> Iterator:
+    """The direct children of a node, in source order (words' substitutions included)."""
+    if isinstance(node, List):
+        yield from node.items
+    elif isinstance(node, Pipeline):
+        yield from node.commands
+    elif isinstance(node, Command):
+        for assignment in node.assignments:
+            yield from _subs(assignment.value)
+        for word in node.words:
+            yield from _subs(word)
+        yield from _redirect_subs(node.redirects)
+    elif isinstance(node, (Subshell, Group)):
+        yield node.body
+        yield from _redirect_subs(node.redirects)
+    elif isinstance(node, If):
+        for test, body in node.branches:
+            yield test
+            yield body
+        if node.orelse is not None:
+            yield node.orelse
+        yield from _redirect_subs(node.redirects)
+    elif isinstance(node, For):
+        for word in node.words or ():
+            yield from _subs(word)
+        yield node.body
+        yield from _redirect_subs(node.redirects)
+    elif isinstance(node, While):
+        yield node.test
+        yield node.body
+        yield from _redirect_subs(node.redirects)
+    elif isinstance(node, Case):
+        yield from _subs(node.word)
+        for arm in node.arms:
+            for word in arm.patterns:
+                yield from _subs(word)
+            if arm.body is not None:
+                yield arm.body
+        yield from _redirect_subs(node.redirects)
+    elif isinstance(node, (Arith, Cond)):
+        for word in getattr(node, "words", ()):
+            yield from _subs(word)
+        yield from _redirect_subs(node.redirects)
+
+
+def _subs(word: Word) -> Iterator[List]:
+    for expansion in word.expansions:
+        if expansion.body is not None:
+            yield expansion.body
+
+
+def _redirect_subs(redirects) -> Iterator[List]:
+    for redirect in redirects:
+        if redirect.target is not None:
+            yield from _subs(redirect.target)
+
+
+def walk(node) -> Iterator:
+    """Every node under `node` (itself first), depth first, in source order."""
+    if node is None:
+        return
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(list(children(current))))
+
+
+def to_dict(node):
+    """The JSON form of a node (docs/model.md): `{"type": "Command", ...}` with
+    spans as [start, end], words as {text, span, value, expansions}."""
+    if node is None or isinstance(node, (str, int, bool)):
+        return node
+    if isinstance(node, Span):
+        return [node.start, node.end]
+    if isinstance(node, tuple):
+        return [to_dict(item) for item in node]
+    if isinstance(node, Word):
+        return {"text": node.text, "span": to_dict(node.span), "value": node.value,
+                "expansions": [{"kind": e.kind, "span": to_dict(e.span), "body": to_dict(e.body)}
+                               for e in node.expansions]}
+    out = {"type": type(node).__name__}
+    for name in node.__dataclass_fields__:
+        out[name] = to_dict(getattr(node, name))
+    return out

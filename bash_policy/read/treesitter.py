@@ -1,9 +1,13 @@
-"""Tree-sitter front end: source text -> `Script`.
+"""The tree-sitter reader: source text -> the same tree as the exact reader.
 
-Tree-sitter decides the structure (segments, operators, where each word and
-redirection lies); `words.scan_word` computes every value from the raw text.
-Anything outside the simple-command subset becomes a problem, so the engine
-denies it: the model is complete for what it accepts and silent on nothing.
+Tree-sitter decides the structure (lists, pipelines, compound commands,
+where each word and redirection lies); `words.scan_word` computes every value
+from the raw text, independently of the exact reader.  The two readings must
+agree before a command is allowed (bash_policy/read/crosscheck.py), so this
+reader only has to be faithful to what tree-sitter saw; where tree-sitter's
+grammar differs from bash's on purpose (it reads `time` as a command, hangs
+trailing redirections on a whole list), it is mapped back to bash's reading.
+Anything it cannot map is a problem, which the comparison reports.
 """
 
 from __future__ import annotations
@@ -13,36 +17,34 @@ import re
 import tree_sitter_bash
 from tree_sitter import Language, Parser
 
-from .model import Assignment, Redirect, Script, Segment, Span, Word
+from .model import (
+    COMMAND_SUB, PROCESS_SUB, Arith, Assignment, Case, CaseArm, Command, Cond, Expansion, For,
+    Group, If, List, Pipeline, Redirect, Script, Span, Subshell, While, Word,
+)
 from .words import WordSyntaxError, scan_word
 
 _PARSER = Parser(Language(tree_sitter_bash.language()))
 
-# Constructs outside the model, by tree-sitter node type, as users know them.
-_CONSTRUCTS = {
-    "subshell": "a subshell `( … )`",
-    "compound_statement": "a `{ …; }` group or `(( … ))` arithmetic",
-    "function_definition": "a function definition",
-    "if_statement": "an `if` statement",
-    "for_statement": "a `for` loop",
-    "c_style_for_statement": "a `for (( … ))` loop",
-    "while_statement": "a `while`/`until` loop",
-    "case_statement": "a `case` statement",
-    "test_command": "a `[[ … ]]` test (use `[ … ]` or `test`)",
-    "declaration_command": "`export`/`declare`/`local`/`readonly`",
-    "unset_command": "`unset`",
-}
-_JOINERS = {"|", "|&", "&&", "||", ";", "\n"}
+_SEPARATORS = {";", "&", ";;", ";&", ";;&"}
 _WORD_TYPES = {"word", "string", "raw_string", "concatenation", "number", "simple_expansion",
                "expansion", "command_substitution", "ansi_c_string", "translated_string",
                "process_substitution", "arithmetic_expansion", "brace_expression"}
 _REDIRECT_TYPES = {"file_redirect", "herestring_redirect", "heredoc_redirect"}
+_STATEMENT_TYPES = {"command", "pipeline", "list", "negated_command", "redirected_statement",
+                    "subshell", "compound_statement", "if_statement", "for_statement",
+                    "while_statement", "case_statement", "test_command", "variable_assignment"}
+_UNSUPPORTED = {
+    "function_definition": "a function definition",
+    "c_style_for_statement": "a `for (( … ))` loop",
+    "declaration_command": "`export`/`declare`/`local`/`readonly`",
+    "unset_command": "`unset`",
+    "variable_assignments": "several assignments without a command",
+}
 # Gaps between tokens may hold only blanks and backslash-newline pairs.
 _BLANK_GAP = re.compile(r"(?:[ \t]|\\\n)*")
-_OPERATOR_CHARS = frozenset("|&;<>()")
-_FD_VARIABLE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 _JOIN_GAP = re.compile(r"(?:\\\n)*")
-_GAP_WITH_NEWLINES = re.compile(r"(?:[ \t\n]|\\\n)*")
+_GAP = re.compile(r"(?:[ \t\n]|\\\n|#[^\n]*)*")
+_FD_VARIABLE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 
 class _Problem(Exception):
@@ -62,14 +64,11 @@ class _Builder:
             table = [0] * (len(raw) + 1)
             pos = 0
             for index, ch in enumerate(source):
-                width = len(ch.encode("utf-8"))
-                for k in range(width):
+                for k in range(len(ch.encode("utf-8"))):
                     table[pos + k] = index
-                pos += width
+                pos += len(ch.encode("utf-8"))
             table[pos] = len(source)
             self.char_at = table
-        self.segments: list[Segment] = []
-        self.problems: list[tuple[str, Span, str, str]] = []
 
     # -- offsets -----------------------------------------------------------
     def span(self, node) -> Span:
@@ -83,137 +82,299 @@ class _Builder:
     def text(self, a: int, b: int) -> str:
         return self.raw[a:b].decode("utf-8")
 
-    def problem(self, code: str, node_or_span, message: str, hint: str = "") -> None:
+    def fail(self, code: str, node_or_span, message: str, hint: str = ""):
         span = node_or_span if isinstance(node_or_span, Span) else self.span(node_or_span)
-        self.problems.append((code, span, message, hint))
+        raise _Problem(code, span, message, hint)
 
-    # -- top level ---------------------------------------------------------
-    def build(self, root) -> None:
-        if root.has_error:
-            self._report_errors(root)
-            return
-        joiner = ""
-        prev_end = 0
-        for child in root.children:
-            gap = self.text(prev_end, child.start_byte)
-            if not _GAP_WITH_NEWLINES.fullmatch(gap):
-                self.problem("BP100", self.span_bytes(prev_end, child.start_byte),
-                             "the parser skipped text here", "")
-                return
-            if "\n" in gap.replace("\\\n", "") and self.segments:
-                joiner = "\n"
-            prev_end = child.end_byte
-            kind = child.type
+    # -- lists ---------------------------------------------------------------
+    def sequence(self, nodes, start: int, end: int) -> List:
+        """Statements separated by `;`, `&` or newlines (the gaps between them)."""
+        items: list[Pipeline] = []
+        ops: list[str] = []
+        prev_end = start
+        for node in nodes:
+            gap = self.text(prev_end, node.start_byte)
+            if not _GAP.fullmatch(gap):
+                self.fail("BP100", self.span_bytes(prev_end, node.start_byte),
+                          "the parser skipped text here")
+            if items and len(ops) < len(items) and "\n" in _strip_comments(gap).replace("\\\n", ""):
+                ops.append("\n")
+            prev_end = node.end_byte
+            kind = node.type
             if kind == "comment":
                 continue
-            if kind == ";":
-                joiner = ";"
+            if kind in _SEPARATORS:
+                if len(ops) < len(items):
+                    ops.append(kind)
                 continue
-            if kind == "&":
-                self.problem("BP102", child, "`&` runs the command before it in the background",
-                             "drop the `&`; plan mode runs commands in the foreground only")
-                joiner = ";"
-                continue
-            self.statement(child, joiner)
-            joiner = ""
-        tail = self.text(prev_end, len(self.raw))
-        if not _GAP_WITH_NEWLINES.fullmatch(tail) and not tail.lstrip().startswith("#"):
-            self.problem("BP100", self.span_bytes(prev_end, len(self.raw)),
-                         "the parser skipped text here", "")
+            if len(ops) < len(items):
+                self.fail("BP100", node, "two commands without an operator between them")
+            for pipeline, op in self.and_or(node):
+                if op:
+                    ops.append(op)
+                items.append(pipeline)
+        tail = self.text(prev_end, end)
+        if not _GAP.fullmatch(tail):
+            self.fail("BP100", self.span_bytes(prev_end, end), "the parser skipped text here")
+        if not items:
+            self.fail("BP100", self.span_bytes(start, end), "an empty command list")
+        return List(tuple(items), tuple(ops), Span(items[0].span.start, items[-1].span.end))
 
-    def _report_errors(self, root) -> None:
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            if node.type == "ERROR" or node.is_missing:
-                what = f"expected {node.type!r}" if node.is_missing else "cannot parse this"
-                self.problem("BP100", node, f"syntax error: {what}",
-                             "check for an unpaired quote, bracket or operator")
-                return
-            if node.has_error:
-                stack.extend(reversed(node.children))
-        self.problem("BP100", root, "syntax error", "check for an unpaired quote or operator")
-
-    def statement(self, node, joiner: str) -> None:
-        """Flatten lists and pipelines iteratively (no recursion on depth)."""
-        work = [(node, joiner, ())]
+    def and_or(self, node, redirects=()) -> list[tuple[Pipeline, str]]:
+        """A statement as pipelines joined by && and || (the op before each)."""
+        out: list[tuple[Pipeline, str]] = []
+        work = [(node, "", redirects)]
         while work:
-            node, joiner, redirects = work.pop()
-            kind = node.type
-            if kind == "command":
-                self.command(node, joiner, redirects)
-            elif kind == "variable_assignment":
-                self.command_from_children([node], node, joiner, redirects)
-            elif kind in ("list", "pipeline"):
-                children = node.children
-                items: list[tuple] = []
-                op = joiner
-                last_index = max(i for i, c in enumerate(children) if c.type not in _JOINERS)
-                for i, child in enumerate(children):
-                    if child.type in _JOINERS:
-                        op = child.type
-                        continue
-                    items.append((child, op, redirects if i == last_index else ()))
-                    op = ""
-                work.extend(reversed(items))
-            elif kind == "redirected_statement":
+            node, op, redirects = work.pop()
+            if node.type == "list":
+                children = [c for c in node.children if c.type != "comment"]
+                parts = [c for c in children if c.type not in ("&&", "||")]
+                ops = [c.type for c in children if c.type in ("&&", "||")]
+                if len(parts) != 2 or len(ops) != 1:
+                    self.fail("BP100", node, "the parser read this list differently")
+                work.append((parts[1], ops[0], redirects))
+                work.append((parts[0], op, ()))
+            elif node.type == "redirected_statement" and node.child_by_field_name("body") is not None \
+                    and node.child_by_field_name("body").type in ("list", "pipeline", "negated_command") \
+                    and not self.is_compound(node.child_by_field_name("body")):
                 body = node.child_by_field_name("body")
                 extra = [c for c in node.children if c != body]
-                if body is None or any(c.type not in _REDIRECT_TYPES for c in extra):
-                    self.problem("BP101", node, "unsupported redirection layout")
+                self.check_redirect_nodes(node, extra)
+                work.append((body, op, tuple(extra) + tuple(redirects)))
+            else:
+                out.append((self.pipeline(node, redirects), op))
+        return out
+
+    def is_compound(self, node) -> bool:
+        return node.type not in ("list", "pipeline", "negated_command", "command")
+
+    def check_redirect_nodes(self, node, extra) -> None:
+        if any(c.type not in _REDIRECT_TYPES for c in extra):
+            self.fail("BP101", node, "unsupported redirection layout")
+
+    def pipeline(self, node, redirects=()) -> Pipeline:
+        negated = False
+        start = node.start_byte
+        while node.type == "negated_command":
+            inner = [c for c in node.children if c.type != "!"]
+            if len(inner) != 1:
+                self.fail("BP100", node, "the parser read this `!` differently")
+            negated = not negated
+            node = inner[0]
+        if node.type == "redirected_statement" and not self.is_compound_body(node):
+            body = node.child_by_field_name("body")
+            if body is not None and body.type in ("pipeline", "negated_command"):
+                extra = [c for c in node.children if c != body]
+                self.check_redirect_nodes(node, extra)
+                inner = self.pipeline(body, tuple(extra) + tuple(redirects))
+                return Pipeline(inner.commands, self.span_bytes(start, node.end_byte),
+                                inner.negated != negated, inner.timed, inner.stderr)
+        members = [node]
+        stderr: list[bool] = []
+        if node.type == "pipeline":
+            members = [c for c in node.children if c.type not in ("|", "|&", "comment")]
+            stderr = [c.type == "|&" for c in node.children if c.type in ("|", "|&")]
+        commands = []
+        for index, member in enumerate(members):
+            if member.type == "negated_command":  # tree-sitter puts `!` on the first member
+                inner = [c for c in member.children if c.type != "!"]
+                if index or len(inner) != 1 or inner[0].type == "negated_command":
+                    self.fail("BP100", member, "`!` must start a pipeline")
+                negated = not negated
+                member = inner[0]
+            last = index == len(members) - 1
+            commands.append(self.unit(member, redirects if last else ()))
+        timed = False
+        first = commands[0]
+        if isinstance(first, Command) and first.words and first.words[0].text == "time" \
+                and not first.assignments:
+            commands[0], timed = self.untime(first, members[0])
+        return Pipeline(tuple(commands), self.span_bytes(start, members[-1].end_byte), negated,
+                        timed, tuple(stderr))
+
+    def is_compound_body(self, node) -> bool:
+        body = node.child_by_field_name("body")
+        return body is not None and self.is_compound(body) and body.type != "redirected_statement"
+
+    def untime(self, command: Command, node):
+        """tree-sitter reads bash's `time` keyword as a program: take it, one
+        `-p` and one `--` off the words, as bash's grammar does."""
+        words = list(command.words[1:])
+        if words and words[0].text == "-p":
+            words.pop(0)
+        if words and words[0].text == "--":
+            words.pop(0)
+        if not words:
+            self.fail("BP101", node, "`time` with no command after it is not supported")
+        if words[0].text in ("!", "time", "{", "(", "if", "for", "while", "until", "case", "[["):
+            self.fail("BP100", node, "the parser read `time` differently")
+        return Command(tuple(words), (), command.redirects, Span(words[0].span.start,
+                                                                   command.span.end)), True
+
+    # -- one command or compound ---------------------------------------------------
+    def unit(self, node, redirects=()):
+        kind = node.type
+        if kind == "redirected_statement":
+            body = node.child_by_field_name("body")
+            extra = [c for c in node.children if c != body]
+            self.check_redirect_nodes(node, extra)
+            if body is None:
+                return self.command_from_children([], node, tuple(extra) + tuple(redirects))
+            return self.unit(body, tuple(extra) + tuple(redirects))
+        if kind == "command":
+            return self.command_from_children(list(node.children), node, redirects)
+        if kind == "variable_assignment":
+            return self.command_from_children([node], node, redirects)
+        if kind == "test_command" and node.children and node.children[0].type == "[":
+            return self.bracket_test(node, redirects)
+        reds = self.redirects_of(redirects)
+        if kind == "subshell":
+            inner = [c for c in node.children if c.type not in ("(", ")")]
+            return Subshell(self.sequence(inner, node.children[0].end_byte, node.children[-1].start_byte),
+                            reds, self.span(node))
+        if kind == "compound_statement":
+            if node.children and node.children[0].type == "((":
+                return self.arith(node, reds)
+            inner = [c for c in node.children if c.type not in ("{", "}")]
+            return Group(self.sequence(inner, node.children[0].end_byte, node.children[-1].start_byte),
+                         reds, self.span(node))
+        if kind == "if_statement":
+            return self.if_statement(node, reds)
+        if kind == "while_statement":
+            return self.while_statement(node, reds)
+        if kind == "for_statement":
+            return self.for_statement(node, reds)
+        if kind == "case_statement":
+            return self.case_statement(node, reds)
+        if kind == "test_command":
+            return Cond(tuple(self.cond_words(node)), reds, self.span(node))
+        if kind in ("list", "pipeline", "negated_command"):
+            self.fail("BP100", node, "the parser nested a list where bash reads one command")
+        what = _UNSUPPORTED.get(kind, f"this construct ({kind})")
+        self.fail("BP101", node, f"{what} is outside what plan mode can check",
+                  "write simple commands, pipelines and lists")
+
+    def redirects_of(self, nodes) -> tuple[Redirect, ...]:
+        extra_words: list = []
+        out = []
+        for rnode in nodes:
+            out.extend(self.redirect(rnode, extra_words))
+        if extra_words:
+            self.fail("BP100", extra_words[0], "words after a redirection of a compound command")
+        return tuple(out)
+
+    def statements_between(self, node, first_type: str, stop_types) -> tuple[list, int, int]:
+        """The statement children after the keyword `first_type` up to a stop keyword."""
+        children = node.children
+        start_index = next(i for i, c in enumerate(children) if c.type == first_type) + 1
+        collected = []
+        end_byte = node.end_byte
+        for c in children[start_index:]:
+            if c.type in stop_types:
+                end_byte = c.start_byte
+                break
+            collected.append(c)
+        return collected, children[start_index - 1].end_byte, end_byte
+
+    def if_statement(self, node, reds) -> If:
+        children = node.children
+        branches = []
+        condition, start, end = self.statements_between(node, "if", {"then"})
+        body, bstart, bend = self.statements_between(node, "then", {"elif_clause", "else_clause", "fi"})
+        branches.append((self.sequence(condition, start, end), self.sequence(body, bstart, bend)))
+        orelse = None
+        for c in children:
+            if c.type == "elif_clause":
+                condition, start, end = self.statements_between(c, "elif", {"then"})
+                body, bstart, bend = self.statements_between(c, "then", set())
+                branches.append((self.sequence(condition, start, end), self.sequence(body, bstart, bend)))
+            elif c.type == "else_clause":
+                body, bstart, bend = self.statements_between(c, "else", set())
+                orelse = self.sequence(body, bstart, bend)
+        return If(tuple(branches), orelse, reds, self.span(node))
+
+    def do_group(self, node) -> List:
+        group = next((c for c in node.children if c.type == "do_group"), None)
+        if group is None:
+            self.fail("BP101", node, "a loop without `do … done` is not supported")
+        inner, start, end = self.statements_between(group, "do", {"done"})
+        return self.sequence(inner, start, end)
+
+    def while_statement(self, node, reds) -> While:
+        keyword = node.children[0].type
+        condition, start, end = self.statements_between(node, keyword, {"do_group"})
+        return While(self.sequence(condition, start, end), self.do_group(node), keyword == "until",
+                     reds, self.span(node))
+
+    def for_statement(self, node, reds) -> For:
+        variable = node.child_by_field_name("variable")
+        values = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "value"]
+        has_in = any(c.type == "in" for c in node.children)
+        words = tuple(self.group_words(values)) if has_in else None
+        return For(self.text(variable.start_byte, variable.end_byte), words, self.do_group(node), reds,
+                   self.span(node))
+
+    def case_statement(self, node, reds) -> Case:
+        value = node.child_by_field_name("value")
+        subject = self.group_words([value])[0]
+        arms = []
+        for item in (c for c in node.children if c.type == "case_item"):
+            patterns, body_nodes, terminator = [], [], ""
+            seen_paren = False
+            for i, c in enumerate(item.children):
+                if not seen_paren:
+                    if c.type == ")":
+                        seen_paren = True
+                    elif item.field_name_for_child(i) == "value":
+                        patterns.append(c)
                     continue
-                work.append((body, joiner, tuple(extra) + tuple(redirects)))
-            elif kind == "test_command" and node.children[0].type == "[":
-                self.bracket_test(node, joiner, redirects)
-            elif kind == "negated_command":
-                inner = [c for c in node.children if c.type != "!"]
-                if len(inner) == 1 and inner[0].type == "command":
-                    self.command(inner[0], joiner, redirects, negated=True)
+                if c.type in (";;", ";&", ";;&"):
+                    terminator = c.type
                 else:
-                    self.problem("BP101", node, "`!` is supported before one simple command only")
-            else:
-                what = _CONSTRUCTS.get(kind, f"this construct ({kind})")
-                self.problem("BP101", node, f"{what} is outside what plan mode can check",
-                             "write a flat command: simple commands joined by |, &&, || or ;")
+                    body_nodes.append(c)
+            words = [self.group_words([pattern])[0] for pattern in patterns]
+            close = next(c for c in item.children if c.type == ")")
+            body = None
+            if any(c.type not in ("comment",) for c in body_nodes):
+                stop = next((c.start_byte for c in item.children if c.type in (";;", ";&", ";;&")),
+                            item.end_byte)
+                body = self.sequence(body_nodes, close.end_byte, stop)
+            arms.append(CaseArm(tuple(words), body, terminator, self.span(item)))
+        return Case(subject, tuple(arms), reds, self.span(node))
 
-    def check_continuations(self, root) -> None:
-        """bash deletes every backslash-newline before it splits tokens, so one
-        between two characters can join them into a different token (`&` and
-        `&` into `&&`, `2` and `>` into `2>`).  Inside a word the scanner joins
-        them too; between operators the parsers may split what bash joins, so
-        deny.  Comments and here-document bodies keep theirs."""
-        exempt = []
-        for seg in self.segments:
-            exempt += [w.span for w in seg.words] + [a.span for a in seg.assignments]
-            exempt += [r.target.span for r in seg.redirects if r.target is not None]
-        stack = [root]
+    def arith(self, node, reds) -> Arith:
+        close = node.children[-1]
+        if close.type != "))":
+            self.fail("BP100", node, "the parser read this arithmetic differently")
+        return Arith(self.text(node.children[0].end_byte, close.start_byte), reds, self.span(node))
+
+    def cond_words(self, node) -> list[Word]:
+        """The words and operators between `[[` and `]]`, in order."""
+        leaves = []
+        stack = list(reversed(node.children[1:-1]))
         while stack:
-            node = stack.pop()
-            if node.type in ("comment", "heredoc_body"):
-                exempt.append(self.span(node))
+            child = stack.pop()
+            if child.type in _WORD_TYPES or child.type in ("extglob_pattern", "regex", "test_operator") \
+                    or not child.children:
+                leaves.append(child)
             else:
-                stack.extend(node.children)
-        source = self.source
-        at = source.find("\\\n")
-        while at >= 0:
-            run = len(source[:at]) - len(source[:at].rstrip("\\"))
-            before = source[at - 1] if at > 0 else " "
-            after = source[at + 2] if at + 2 < len(source) else " "
-            if after in _OPERATOR_CHARS:  # `&&`, `>>`, `2>`, `{fd}>`: a different token
-                joins = before in _OPERATOR_CHARS or before.isdigit() or before == "}"
-            else:  # `>file` reads as `> file`; two word parts must lie inside one word
-                joins = before not in _OPERATOR_CHARS and before not in " \t\n" and after not in " \t\n"
-            if run % 2 == 0 and joins and not any(sp.start <= at < sp.end for sp in exempt):
-                self.problem("BP100", Span(at, at + 2),
-                             "this line continuation joins the text on both sides into one token, "
-                             "which the parsers may read differently from bash",
-                             "put a space before the backslash, or write the command on one line")
-                return
-            at = source.find("\\\n", at + 2)
+                stack.extend(reversed(child.children))
+        words: list[Word] = []
+        run: list = []
+        for leaf in leaves + [None]:
+            if leaf is None or leaf.type in ("&&", "||", "(", ")", "<", ">"):
+                words += self.group_words(run)
+                run = []
+                if leaf is not None:
+                    text = leaf.text.decode()
+                    words.append(Word(text, self.span(leaf), text))
+            else:
+                run.append(leaf)
+        return words
 
-    def bracket_test(self, node, joiner: str, redirects) -> None:
+    def bracket_test(self, node, redirects) -> Command:
         """`[ … ]` is the command `[` with its words: tree-sitter parses it as an
-        expression, so collect its tokens back into words for the engine."""
+        expression, so collect its tokens back into words."""
         atoms = []
         stack = list(reversed(node.children))
         while stack:
@@ -222,47 +383,34 @@ class _Builder:
                 atoms.append(child)
             else:
                 stack.extend(reversed(child.children))
-        self.command_from_children(atoms, node, joiner, redirects)
+        return self.command_from_children(atoms, node, redirects)
 
     # -- simple commands ---------------------------------------------------
-    def command(self, node, joiner: str, redirects=(), negated: bool = False) -> None:
-        self.command_from_children(list(node.children), node, joiner, redirects, negated)
-
-    def command_from_children(self, children, node, joiner, redirects=(), negated=False):
+    def command_from_children(self, children, node, redirects=()) -> Command:
         assignments: list[Assignment] = []
         word_nodes: list = []
         redirect_nodes = list(redirects)
-        try:
-            for child in children:
-                kind = child.type
-                if kind == "variable_assignment":
-                    if word_nodes:
-                        word_nodes.append(child)  # an argument that looks like one
-                    else:
-                        assignments.append(self.assignment(child))
-                elif kind == "command_name":
-                    word_nodes.extend(child.children)
-                elif kind in _REDIRECT_TYPES:
-                    redirect_nodes.append(child)
-                elif kind in _CONSTRUCTS:
-                    raise _Problem("BP101", self.span(child),
-                                   f"{_CONSTRUCTS[kind]} is outside what plan mode can check")
+        for child in children:
+            kind = child.type
+            if kind == "variable_assignment":
+                if word_nodes:
+                    word_nodes.append(child)  # an argument that looks like one
                 else:
-                    word_nodes.append(child)
-            redirect_list: list[Redirect] = []
-            for rnode in redirect_nodes:
-                redirect_list.extend(self.redirect(rnode, word_nodes))
-            covered = [(r.start_byte, r.end_byte) for r in redirect_nodes]
-            words = self.group_words(sorted(word_nodes, key=lambda n: n.start_byte), covered)
-        except _Problem as problem:
-            self.problems.append(problem.args4)
-            return
-        except WordSyntaxError as error:
-            self.problem("BP100", Span(error.offset, error.offset + 1), f"syntax error: {error}",
-                         "check the quoting of this word")
-            return
-        self.segments.append(Segment(tuple(words), tuple(assignments), tuple(redirect_list),
-                                     self.span(node), joiner, negated))
+                    assignments.append(self.assignment(child))
+            elif kind == "command_name":
+                word_nodes.extend(child.children)
+            elif kind in _REDIRECT_TYPES:
+                redirect_nodes.append(child)
+            elif kind in _STATEMENT_TYPES or kind in _UNSUPPORTED:
+                self.fail("BP101", child, "a compound command inside a simple command")
+            else:
+                word_nodes.append(child)
+        redirect_list: list[Redirect] = []
+        for rnode in redirect_nodes:
+            redirect_list.extend(self.redirect(rnode, word_nodes))
+        covered = [(r.start_byte, r.end_byte) for r in redirect_nodes]
+        words = self.group_words(sorted(word_nodes, key=lambda n: n.start_byte), covered)
+        return Command(tuple(words), tuple(assignments), tuple(redirect_list), self.span(node))
 
     def group_words(self, nodes, covered=()) -> list[Word]:
         """Join adjacent nodes into words: bash splits only at blanks.
@@ -285,9 +433,8 @@ class _Builder:
                 elif _BLANK_GAP.fullmatch(self.uncovered(end, starts[j], covered)):
                     break
                 else:
-                    raise _Problem("BP100", self.span_bytes(end, starts[j]),
-                                   "the parser skipped text here")
-            words.append(self.word(start, end))
+                    self.fail("BP100", self.span_bytes(end, starts[j]), "the parser skipped text here")
+            words.append(self.word(start, end, nodes[i:j]))
             i = j
         return words
 
@@ -313,21 +460,46 @@ class _Builder:
                 chunk[lo - a:hi - a] = b" " * (hi - lo)
         return chunk.decode("utf-8", "replace")
 
-    def word(self, a: int, b: int) -> Word:
+    def word(self, a: int, b: int, nodes=()) -> Word:
         span = self.span_bytes(a, b)
-        return scan_word(self.source[span.start:span.end], span.start)
+        try:
+            word = scan_word(self.source[span.start:span.end], span.start)
+        except WordSyntaxError as error:
+            self.fail("BP100", Span(error.offset, error.offset + 1), f"syntax error: {error}",
+                      "check the quoting of this word")
+        subs = list(self.substitutions(nodes))
+        if not subs:
+            return word
+        kept = [e for e in word.expansions if e.kind not in (COMMAND_SUB, PROCESS_SUB)]
+        return Word(word.text, word.span, None, tuple(sorted(kept + subs, key=lambda e: e.span.start)),
+                    word.prefix)
+
+    def substitutions(self, nodes):
+        """The command and process substitutions in a word's nodes, with their bodies."""
+        stack = list(reversed(list(nodes)))
+        while stack:
+            node = stack.pop()
+            if node.type in ("command_substitution", "process_substitution"):
+                opener = node.children[0]
+                if opener.type not in ("$(", "<(", ">("):
+                    self.fail("BP200", node, "backquote command substitution is not supported",
+                              "use $(…) instead of backquotes")
+                inner = [c for c in node.children[1:-1]]
+                body = self.sequence(inner, opener.end_byte, node.children[-1].start_byte) \
+                    if any(c.type != "comment" for c in inner) else None
+                kind = COMMAND_SUB if opener.type == "$(" else PROCESS_SUB
+                yield Expansion(kind, self.span(node), body)
+            else:
+                stack.extend(reversed(node.children))
 
     def assignment(self, node) -> Assignment:
         span = self.span(node)
         text = self.source[span.start:span.end]
         name, _, _ = text.partition("=")
-        whole = scan_word(text, span.start)
-        if whole.value is not None:
-            value = Word(text[len(name) + 1:], Span(span.start + len(name) + 1, span.end),
-                         whole.value[len(name) + 1:])
-        else:
-            value = Word(text[len(name) + 1:], Span(span.start + len(name) + 1, span.end),
-                         None, whole.expansions, whole.prefix[len(name) + 1:])
+        value_text = text[len(name) + 1:]
+        value = self.word(node.start_byte + len(name.encode()) + 1, node.end_byte, node.children[2:])
+        if value.text != value_text:
+            self.fail("BP100", node, "the parser read this assignment differently")
         return Assignment(name, value, span)
 
     def redirect(self, node, word_nodes: list) -> list[Redirect]:
@@ -342,18 +514,19 @@ class _Builder:
             kind = child.type
             if kind == "file_descriptor":
                 if not child.text.isdigit():  # `-x2>f`: bash reads the word `-x2`, then `>f`
-                    raise _Problem("BP100", self.span(child),
-                                   f"`{child.text.decode()}` before a redirection is a word to bash, "
-                                   "but the parser read it as a descriptor number",
-                                   "put a space before the redirection")
+                    self.fail("BP100", child,
+                              f"`{child.text.decode()}` before a redirection is a word to bash, "
+                              "but the parser read it as a descriptor number",
+                              "put a space before the redirection")
                 fd = int(child.text)
             elif kind == "heredoc_start":
                 delimiter = child.text.decode("utf-8")
                 quoted = any(ch in delimiter for ch in "'\"\\")
+                targets.append(child)
             elif kind == "heredoc_body":
                 span = self.span(child)
                 body = self.source[span.start:span.end]
-            elif kind == "heredoc_end":
+            elif kind in ("heredoc_end", "comment"):
                 pass
             elif kind in _REDIRECT_TYPES:
                 nested.extend(self.redirect(child, word_nodes))
@@ -362,9 +535,9 @@ class _Builder:
             elif node.type == "heredoc_redirect" and child.type in _WORD_TYPES:
                 word_nodes.append(child)  # `cat <<EOF arg` passes arg to cat
             elif node.type == "heredoc_redirect":
-                raise _Problem("BP101", self.span(child),
-                               "commands after a here-document on its first line are not supported",
-                               "use a here-string (<<< 'text') or put the here-document last")
+                self.fail("BP101", child,
+                          "commands after a here-document on its first line are not supported",
+                          "use a here-string (<<< 'text') or put the here-document last")
             else:
                 targets.append(child)
         target_word = None
@@ -375,28 +548,57 @@ class _Builder:
             first_end = target_word.span.end
             word_nodes.extend(t for t in targets if self.span(t).start >= first_end)
         if fd is None and node.type == "file_redirect":
-            # tree-sitter-bash reads the `0` of `0<` as an argument; bash reads a descriptor.
+            # tree-sitter reads the `0` of `0<` as an argument; bash reads a descriptor.
             for n in word_nodes:
                 if n.type == "number" and n.end_byte == node.start_byte and n.text.isdigit():
                     word_nodes.remove(n)
                     fd = int(n.text)
                     break
-            # `{name}>file` makes bash store a new descriptor number in `name`.
             for n in word_nodes:
                 if n.end_byte == node.start_byte and _FD_VARIABLE.fullmatch(n.text.decode()):
-                    raise _Problem("BP101", self.span(n),
-                                   f"`{n.text.decode()}` before a redirection assigns a descriptor "
-                                   "number to a shell variable", "drop it and redirect a plain descriptor")
+                    self.fail("BP101", n, f"`{n.text.decode()}` before a redirection assigns a "
+                                          "descriptor number to a shell variable",
+                              "drop it and redirect a plain descriptor")
         if node.type == "heredoc_redirect" and body is None:
             body = ""
         return [Redirect(op, fd, target_word, self.span(node), body, quoted), *nested]
 
 
+def _strip_comments(gap: str) -> str:
+    return re.sub(r"#[^\n]*", "", gap)
+
+
 def parse(source: str) -> Script:
-    """Parse `source` with tree-sitter into the model (never raises)."""
+    """Read `source` with tree-sitter into the model (never raises)."""
     builder = _Builder(source)
     tree = _PARSER.parse(builder.raw)
-    builder.build(tree.root_node)
-    if "\\\n" in source and not builder.problems:
-        builder.check_continuations(tree.root_node)
-    return Script(source, tuple(builder.segments), tuple(builder.problems))
+    root = tree.root_node
+    try:
+        if root.has_error:
+            _report_errors(builder, root)
+        children = [c for c in root.children]
+        if not any(c.type != "comment" for c in children):
+            tail = builder.text(0, len(builder.raw))
+            if not _GAP.fullmatch(tail):
+                builder.fail("BP100", Span(0, len(source)), "the parser skipped text here")
+            return Script(source, None, ())
+        body = builder.sequence(children, 0, len(builder.raw))
+    except _Problem as problem:
+        return Script(source, None, (problem.args4,))
+    except RecursionError:
+        return Script(source, None, (("BP103", Span(0, len(source)),
+                                      "the command is nested too deeply to read", "simplify it"),))
+    return Script(source, body, ())
+
+
+def _report_errors(builder: _Builder, root) -> None:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            what = f"expected {node.type!r}" if node.is_missing else "cannot parse this"
+            builder.fail("BP100", node, f"syntax error: {what}",
+                         "check for an unpaired quote, bracket or operator")
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    builder.fail("BP100", root, "syntax error", "check for an unpaired quote or operator")

@@ -116,7 +116,7 @@ def hardened_env(base: Mapping[str, str] | None = None, *, cwd: str | None = Non
     if count < 0:
         count = 0
     for key in [k for k in env if k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))]:
-        if not key.rpartition("_")[2].isdigit() or int(key.rpartition("_")[2]) >= count:
+        if not (key.rpartition("_")[2].isascii() and key.rpartition("_")[2].isdigit()) or int(key.rpartition("_")[2]) >= count:
             del env[key]
     for index, (key, value) in enumerate(pairs, start=count):
         env[f"GIT_CONFIG_KEY_{index}"] = key

@@ -68,7 +68,7 @@ def tokenize(src: str) -> list[Token]:
             end = _skip_regex(src, i)
             tokens.append(Token("regex", src[i:end], i, end))
             i = end
-        elif ch.isdigit() or ch == "." and src[i + 1:i + 2].isdigit():
+        elif "0" <= ch <= "9" or ch == "." and "0" <= src[i + 1:i + 2] <= "9":
             match = _NUMBER.match(src, i)
             tokens.append(Token("number", match.group(), i, match.end()))
             i = match.end()

@@ -93,7 +93,7 @@ def _scan(src: str, i: int, tokens: list[Token], comments: bool, closing: str | 
             match = _IDENT.match(src, i)
             tokens.append(Token("ident", match.group(), i, match.end()))
             i = match.end()
-        elif ch.isdigit():
+        elif ch.isascii() and ch.isdigit():
             match = re.compile(r"\d*\.?\d*(?:[eE][+-]?\d+)?").match(src, i)
             tokens.append(Token("number", match.group(), i, match.end()))
             i = match.end()

@@ -81,7 +81,7 @@ class SedReader:
 
     def address(self) -> bool:
         ch = self.peek()
-        if ch.isdigit():
+        if "0" <= ch <= "9":
             self.digits()
             if self.peek() == "~":
                 self.i += 1
@@ -102,7 +102,7 @@ class SedReader:
 
     def digits(self) -> bool:
         start = self.i
-        while self.peek().isdigit():
+        while "0" <= self.peek() <= "9":
             self.i += 1
         return self.i > start
 
@@ -158,7 +158,7 @@ class SedReader:
         self.delimited(delim, regex=False)
         while True:
             ch = self.peek()
-            if ch in (" ", "\t") or ch in "gpiImM" and ch or ch.isdigit():
+            if ch in (" ", "\t") or ch in "gpiImM" and ch or "0" <= ch <= "9":
                 self.i += 1
             elif ch == "e":
                 self.i += 1

@@ -1,0 +1,160 @@
+"""Where each command runs: the directories `cd` can lead to, computed once per check.
+
+A `cd` changes what later relative paths and repositories mean (threat 15).
+This walks the tree as bash runs it: `&&` runs the next pipeline only after
+success, `||` only after failure, `;` and newlines always; a pipeline of
+several commands, a subshell and a substitution run in subshells, so a `cd`
+inside changes nothing after them; a `cd` may fail, leaving the old
+directory; `if`, loops and `case` may take any branch, any number of times.
+The result maps every simple command to the set of directories it may start
+in; None stands for one the checker cannot know (no cwd given, `cd` alone
+going to $HOME).  Rules read it through `Context.directories()`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..read.model import (
+    Case, Command, For, Group, If, List, Pipeline, Subshell, While, Word, children,
+)
+
+OK, FAIL, ANY = "ok", "fail", "any"
+_PREFIXES = ("builtin", "command")  # they run the cd builtin itself
+_SHELL_FLAGS = {"-L", "-P", "-e", "-@"}
+_MAX_STATES = 64
+_UNKNOWN = frozenset({(None, ANY)})
+
+
+def cd_operands(command: Command) -> list[Word] | None:
+    """The operands of a command that runs the cd builtin, or None for other commands."""
+    words = command.words
+    while words and words[0].value in _PREFIXES:
+        words = words[1:]
+    if not words or words[0].value != "cd":
+        return None
+    operands = [w for w in words[1:] if w.value not in _SHELL_FLAGS]
+    if operands and operands[0].value == "--":
+        operands = operands[1:]
+    return operands
+
+
+def _targets(directory: str | None, operands) -> set[str | None]:
+    """Where `cd OPERANDS` from `directory` leads: the logical and the physical path."""
+    if len(operands) != 1 or operands[0].value in (None, "-", ""):
+        return {None}
+    target = operands[0].value
+    if not target.startswith("/"):
+        if directory is None:
+            return {None}
+        target = os.path.join(directory, target)
+    return {os.path.normpath(target), os.path.realpath(target)}
+
+
+def _gate(states: frozenset, op: str) -> tuple[frozenset, frozenset]:
+    """Split states into those that run the next pipeline and those that skip it."""
+    if op == "&&":
+        return (frozenset((d, s) for d, s in states if s != FAIL),
+                frozenset((d, FAIL) for d, s in states if s != OK))
+    if op == "||":
+        return (frozenset((d, s) for d, s in states if s != OK),
+                frozenset((d, OK) for d, s in states if s != FAIL))
+    return states, frozenset()
+
+
+def _bounded(states) -> frozenset:
+    states = frozenset(states)
+    return _UNKNOWN if len(states) > _MAX_STATES else states
+
+
+def _any(states) -> frozenset:
+    return frozenset((d, ANY) for d, _ in states)
+
+
+class _Flow:
+    def __init__(self):
+        self.where: dict[int, set[str | None]] = {}
+
+    def record(self, command: Command, states: frozenset) -> None:
+        self.where.setdefault(id(command), set()).update(d for d, _ in states)
+
+    def substitutions(self, node, states: frozenset) -> None:
+        """Commands in substitutions run in subshells from the current directories."""
+        for child in children(node):
+            if isinstance(child, List):
+                self.list(child, states)
+
+    def list(self, node: List, states: frozenset) -> frozenset:
+        for index, item in enumerate(node.items):
+            op = node.ops[index - 1] if index else ";"
+            run, skip = _gate(states, op)
+            after = self.pipeline(item, run)
+            if index < len(node.ops) and node.ops[index] == "&":
+                after = _any(run)  # a background job runs in a subshell
+            states = _bounded(after | skip)
+        return states
+
+    def pipeline(self, node: Pipeline, states: frozenset) -> frozenset:
+        if len(node.commands) == 1:
+            after = self.node(node.commands[0], states)
+        else:
+            for member in node.commands:
+                self.node(member, states)
+            after = _any(states)
+        if node.negated:
+            after = frozenset((d, {OK: FAIL, FAIL: OK}.get(s, ANY)) for d, s in after)
+        return after
+
+    def node(self, node, states: frozenset) -> frozenset:
+        if isinstance(node, Command):
+            self.substitutions(node, states)
+            self.record(node, states)
+            operands = cd_operands(node)
+            if operands is None:
+                return _any(states)
+            return _bounded({(d, FAIL) for d, _ in states}
+                            | {(t, OK) for d, _ in states for t in _targets(d, operands)})
+        if isinstance(node, Subshell):
+            self.list(node.body, states)
+            return _any(states)
+        if isinstance(node, Group):
+            return self.list(node.body, states)
+        if isinstance(node, If):
+            out: set = set()
+            for test, body in node.branches:
+                states = self.list(test, states)
+                out |= self.list(body, states)
+            out |= self.list(node.orelse, states) if node.orelse else states
+            return _bounded(_any(out))
+        if isinstance(node, (For, While)):
+            self.substitutions(node, states) if isinstance(node, For) else None
+            seen = states
+            for _ in range(8):  # to a fixed point: each pass may add directories
+                lists = [node.test, node.body] if isinstance(node, While) else [node.body]
+                current = seen
+                for body in lists:
+                    current = self.list(body, current)
+                grown = _bounded(seen | _any(current))
+                if grown == seen:
+                    break
+                seen = grown
+            else:
+                seen = _UNKNOWN
+            return _any(seen)
+        if isinstance(node, Case):
+            self.substitutions(node, states)
+            out = set(states)
+            for arm in node.arms:
+                if arm.body is not None:
+                    out |= self.list(arm.body, _bounded(out))
+            return _bounded(_any(out))
+        self.substitutions(node, states)
+        return _any(states)
+
+
+def command_directories(body: List | None, cwd: str | None) -> dict[int, set[str | None]]:
+    """Every simple command (by id) mapped to the directories it may run in."""
+    flow = _Flow()
+    if body is not None:
+        flow.list(body, frozenset({(cwd, ANY)}))
+    return flow.where

@@ -1,0 +1,899 @@
+"""The exact reader: bash's own lexer and grammar, for the subset the checker may allow.
+
+This reader decides what a command means; tree-sitter (and bashlex, when
+installed) must read it the same way before anything is allowed
+(bash_policy/read/crosscheck.py).  It follows bash 5.2's parse.y, checked
+against /bin/bash 5.2.15 (tests/test_exact_reader.py, tests/fuzz/):
+
+- Tokens (read_token): blanks are space and tab; a backslash-newline pair
+  is removed wherever bash's shell_getc removes it (outside single quotes,
+  comments and quoted here-document bodies), also between the characters of
+  an operator (`&\\<newline>&` is `&&`); `#` starts a comment only where a
+  token starts, and a comment ends at the newline (a trailing backslash does
+  not continue it); a word made only of digits, right before `<` or `>` or
+  right after `<&`/`>&`, is a descriptor number if it fits in an int; after
+  `<&`/`>&` a `-` is a token of its own (`2>&-y` closes 2, then `y` is a
+  word).
+- Words (read_token_word): quotes, `$'…'`, `$"…"`, `$(…)` (parsed as
+  commands), `${NAME}`, `$((…))`, backquotes and `<(…)`/`>(…)` are read as
+  parts of one word; reserved words count only unquoted, without `$`, where a
+  command may start; `time` only at the start of a pipeline (not after `|`),
+  with at most one `-p` and one `--` after it.
+- Here-documents: the delimiter is the word with its quotes removed (`<<$'A'`
+  is `A`, `<<A'B'` is `AB`); the body starts after the newline that ends the
+  line and ends at the first line that is exactly the delimiter (`<<-`
+  strips leading tabs only).
+
+What this reader does not model exactly is a problem (BP100/BP101/BP2xx) and
+the command is denied: backquotes, `${…}` with operators, arithmetic with
+names, array assignments, functions, `select`, `coproc`, extended globs,
+here-documents inside substitutions, `=~`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from .model import (
+    ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE,
+    Arith, Assignment, Case, CaseArm, Command, Cond, Expansion, For, Group, If, List, Pipeline,
+    Redirect, Script, Span, Subshell, While, Word,
+)
+
+_BLANKS = " \t"
+_BREAK = frozenset(" \t\n;&|()<>")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
+_SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
+_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
+                       "while", "until", "do", "done", "function", "time", "{", "}", "!", "[[",
+                       "]]", "coproc", "in"})
+# Words that end a compound list when they stand where a command could start.
+_LIST_ENDS = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}"})
+_ARITH_CHARS = frozenset("0123456789 \t+-*/%()<>=!&|^~?:,")
+_FD_MAX = 2**31 - 1  # bash takes a digit word as a descriptor only if it fits in an int
+_REDIRECT_OPS = frozenset({"<", ">", ">>", "<<", "<<-", "<<<", "<&", ">&", "<>", ">|", "&>", "&>>"})
+_UNSUPPORTED_WORDS = {
+    "function": "a function definition",
+    "select": "a `select` loop",
+    "coproc": "a coprocess",
+}
+
+
+class ReadError(Exception):
+    """Text the reader rejects: a syntax error, or a construct it does not model."""
+
+    def __init__(self, code: str, start: int, end: int, message: str, hint: str = ""):
+        super().__init__(message)
+        self.code, self.span, self.message, self.hint = code, Span(start, max(end, start)), message, hint
+
+
+class _Token:
+    __slots__ = ("kind", "text", "start", "end", "word", "reservable", "digits")
+
+    def __init__(self, kind, text, start, end, word=None, reservable=False, digits=False):
+        self.kind = kind          # word | number | op | newline | eof
+        self.text = text          # raw text (operators: the operator)
+        self.start, self.end = start, end
+        self.word = word
+        self.reservable = reservable  # unquoted and without `$`: may be a reserved word
+        self.digits = digits
+
+
+class _WordBuilder:
+    """Accumulates one word's value, its expansions, and the units that brace,
+    tilde and glob expansion look at: each value character if unquoted, None
+    if quoted, and the marker "$" for an expansion, with the length of the
+    value before each unit (`offsets`)."""
+
+    __slots__ = ("chars", "length", "units", "offsets", "expansions", "quoted", "dollar")
+
+    def __init__(self):
+        self.chars: list[str] = []
+        self.length = 0
+        self.units: list[str | None] = []
+        self.offsets: list[int] = []
+        self.expansions: list[Expansion] = []
+        self.quoted = False
+        self.dollar = False
+
+    def literal(self, text: str, quoted: bool) -> None:
+        for ch in text:
+            self.units.append(None if quoted else ch)
+            self.offsets.append(self.length)
+            self.length += 1
+        self.chars.append(text)
+        if quoted:
+            self.quoted = True
+
+    def expansion(self, kind: str, start: int, end: int, body=None) -> None:
+        self.expansions.append(Expansion(kind, Span(start, end), body))
+        self.units.append("$")
+        self.offsets.append(self.length)
+
+
+class Reader:
+    """One pass over `source[start:]`; `stop` is the operator that ends a
+    substitution (`)`), or None at the top level."""
+
+    def __init__(self, source: str, start: int = 0, depth: int = 0):
+        self.s = source
+        self.n = len(source)
+        self.i = start
+        self.depth = depth
+        # Here-documents whose bodies are still to come: (redirect start, delimiter,
+        # operator, quoted, delimiter position); bodies read, by redirect start.
+        self.heredocs: list[tuple[int, str, str, bool, int]] = []
+        self.bodies: dict[int, str] = {}
+        self._peeked: tuple[int, bool, bool, _Token] | None = None
+
+    # -- characters -------------------------------------------------------------
+    def skip_joins(self, i: int) -> int:
+        """Skip backslash-newline pairs at i (bash's shell_getc removes them)."""
+        s = self.s
+        while s.startswith("\\\n", i):
+            i += 2
+        return i
+
+    def char(self, i: int) -> tuple[str, int]:
+        """The character at i after removed continuations, and the index after it."""
+        i = self.skip_joins(i)
+        return (self.s[i], i + 1) if i < self.n else ("", i)
+
+    def fail(self, start: int, message: str, hint: str = "", end: int | None = None, code: str = "BP100"):
+        raise ReadError(code, start, start + 1 if end is None else end, message, hint)
+
+    # -- tokens -----------------------------------------------------------------
+    def peek(self, command: bool = False, dash: bool = False) -> _Token:
+        if self._peeked and self._peeked[:3] == (self.i, command, dash):
+            return self._peeked[3]
+        token = self.lex(self.i, dash)
+        self._peeked = (self.i, command, dash, token)
+        return token
+
+    def take(self, command: bool = False, dash: bool = False) -> _Token:
+        token = self.peek(command, dash)
+        self.i = token.end
+        self._peeked = None
+        if token.kind == "newline" and self.heredocs:
+            self.read_heredocs()
+        return token
+
+    def lex(self, i: int, dash: bool) -> _Token:
+        s, n = self.s, self.n
+        while True:
+            i = self.skip_joins(i)
+            if i < n and s[i] in _BLANKS:
+                i += 1
+                continue
+            break
+        if i >= n:
+            return _Token("eof", "", n, n)
+        c = s[i]
+        if c == "#":
+            j = s.find("\n", i)
+            j = n if j < 0 else j
+            if j >= n:
+                return _Token("eof", "", n, n)
+            return _Token("newline", "\n", j, j + 1)
+        if c == "\n":
+            return _Token("newline", "\n", i, i + 1)
+        if dash and c == "-":
+            return _Token("op", "-", i, i + 1)
+        if c in "|&;()<>":
+            nxt, j = self.char(i + 1)
+            if c in "<>" and nxt == "(":
+                return self.lex_word(i)
+            op = c
+            end = i + 1
+            if c == "<":
+                if nxt == "<":
+                    third, k = self.char(j)
+                    op, end = ("<<-", k) if third == "-" else ("<<<", k) if third == "<" else ("<<", j)
+                elif nxt in "&>":
+                    op, end = c + nxt, j
+            elif c == ">":
+                if nxt in ">&|":
+                    op, end = c + nxt, j
+            elif c == "&":
+                if nxt == "&":
+                    op, end = "&&", j
+                elif nxt == ">":
+                    third, k = self.char(j)
+                    op, end = ("&>>", k) if third == ">" else ("&>", j)
+            elif c == "|":
+                if nxt in "|&":
+                    op, end = c + nxt, j
+            elif c == ";":
+                if nxt == ";":
+                    third, k = self.char(j)
+                    op, end = (";;&", k) if third == "&" else (";;", j)
+                elif nxt == "&":
+                    op, end = ";&", j
+            elif c == "(" and nxt == "(":
+                op, end = "((", j
+            return _Token("op", op, i, end)
+        return self.lex_word(i)
+
+    # -- words ------------------------------------------------------------------
+    def lex_word(self, start: int, assignment_value: bool = False) -> _Token:
+        """Read one word from `start` (read_token_word)."""
+        s, n = self.s, self.n
+        b = _WordBuilder()
+        i = end = start  # `end`: after the last character read (continuations after it are not the word's)
+        while True:
+            end = i
+            i = self.skip_joins(i)
+            if i >= n:
+                break
+            c = s[i]
+            if c == "\\":
+                if i + 1 >= n:  # a trailing backslash stays (bash -c appends another)
+                    b.literal("\\", True)
+                    i += 1
+                else:
+                    b.literal(s[i + 1], True)
+                    i += 2
+            elif c == "'":
+                j = s.find("'", i + 1)
+                if j < 0:
+                    self.fail(i, "syntax error: unterminated single quote", "close the quote")
+                b.literal(s[i + 1:j], True)
+                b.quoted = True
+                i = j + 1
+            elif c == '"':
+                i = self.double_quoted(i, b)
+            elif c == "`":
+                self.fail(i, "backquote command substitution is not supported",
+                          "use $(…) instead of backquotes", code="BP200")
+            elif c == "$":
+                i = self.dollar(i, b, quoted=False)
+            elif c in "<>" and self.char(i + 1)[0] == "(":
+                i = self.substitution(i, self.char(i + 1)[1], b, PROCESS_SUB)
+            elif c in _BREAK:
+                break
+            else:
+                b.literal(c, False)
+                i += 1
+        return self.finish_word(b, s[start:end], start, end, assignment_value)
+
+    def double_quoted(self, i: int, b: _WordBuilder) -> int:
+        """Read `"…"` from the quote at i; return the index after the closing quote."""
+        s, n = self.s, self.n
+        b.quoted = True
+        j = i + 1
+        while True:
+            if j >= n:
+                self.fail(i, "syntax error: unterminated double quote", "close the quote")
+            c = s[j]
+            if c == '"':
+                return j + 1
+            if c == "\\":
+                nxt = s[j + 1] if j + 1 < n else ""
+                if nxt == "\n":
+                    j += 2
+                elif nxt in '$`"\\':
+                    b.literal(nxt, True)
+                    j += 2
+                else:
+                    b.literal("\\", True)
+                    j += 1
+            elif c == "$":
+                j = self.dollar(j, b, quoted=True)
+            elif c == "`":
+                self.fail(j, "backquote command substitution is not supported",
+                          "use $(…) instead of backquotes", code="BP200")
+            else:
+                b.literal(c, True)
+                j += 1
+
+    def dollar(self, i: int, b: _WordBuilder, quoted: bool) -> int:
+        """Read what follows the `$` at i; return the index after it."""
+        s = self.s
+        b.dollar = True
+        nxt, j = self.char(i + 1)
+        if nxt == "(":
+            third, k = self.char(j)
+            if third == "(":
+                return self.arithmetic(i, k, b)
+            return self.substitution(i, j, b, COMMAND_SUB)
+        if nxt == "{":
+            m = _NAME.match(s, j)
+            end = m.end() if m else (j + 1 if j < self.n and s[j] in _SPECIAL_PARAMS else j)
+            if end == j or not s.startswith("}", end):
+                self.fail(i, "`${…}` with operators is not supported: its value and extent are "
+                             "unknown to the checker", "write the value literally", code="BP201")
+            b.expansion(PARAMETER, i, end + 1)
+            return end + 1
+        if nxt == "[":
+            self.fail(i, "`$[…]` arithmetic is not supported", "write the number literally",
+                      code="BP202")
+        if not quoted and nxt == "'":
+            k = j
+            while k < self.n and s[k] != "'":
+                k += 2 if s[k] == "\\" else 1
+            if k >= self.n:
+                self.fail(i, "syntax error: unterminated $'…' quote", "close the quote")
+            b.expansion(ANSI_C, i, k + 1)
+            b.quoted = True
+            return k + 1
+        if not quoted and nxt == '"':
+            sink = _WordBuilder()
+            k = self.double_quoted(j - 1, sink)
+            if sink.expansions:
+                self.fail(i, "expansions inside `$\"…\"` are not supported", "use plain quotes",
+                          code="BP206")
+            b.expansion(LOCALE, i, k)
+            b.quoted = True
+            return k
+        if nxt and (nxt in _SPECIAL_PARAMS):
+            b.expansion(PARAMETER, i, j)
+            return j
+        if nxt and (nxt.isascii() and (nxt.isalpha() or nxt == "_")):
+            end = j  # a name goes on across removed continuations: `$A\<newline>B` is $AB
+            while True:
+                ch, k = self.char(end)
+                if not (ch.isascii() and (ch.isalnum() or ch == "_")):
+                    break
+                end = k
+            b.expansion(PARAMETER, i, end)
+            return end
+        b.literal("$", quoted)
+        return i + 1
+
+    def substitution(self, start: int, open_paren_end: int, b: _WordBuilder, kind: str) -> int:
+        """`$(…)`, `<(…)` or `>(…)`: the inner commands, read by a nested reader."""
+        if self.depth >= 50:
+            self.fail(start, "substitutions nested too deeply", code="BP103")
+        inner = Reader(self.s, open_paren_end, self.depth + 1)
+        body = inner.compound_list(stop=")")
+        close = inner.take()
+        if close.kind != "op" or close.text != ")":
+            self.fail(close.start, "syntax error: expected `)` to close the substitution",
+                      "close the parenthesis")
+        if inner.heredocs or inner.bodies:
+            self.fail(start, "here-documents inside a substitution are not supported",
+                      "put the here-document in a command of its own")
+        b.expansion(kind, start, close.end, body)
+        return close.end
+
+    def arithmetic(self, start: int, i: int, b: _WordBuilder) -> int:
+        """`$((…))` with numbers and operators only (names would be evaluated)."""
+        end = self.arith_end(start, i)
+        b.expansion(ARITHMETIC, start, end)
+        return end
+
+    def arith_end(self, start: int, i: int, code: str = "BP202") -> int:
+        """Index after the `))` that closes arithmetic starting at i (after `((`)."""
+        s, depth = self.s, 0
+        while i < self.n:
+            c = s[i]
+            if c == ")":
+                if depth == 0:
+                    if s.startswith("))", i):
+                        return i + 2
+                    break
+                depth -= 1
+            elif c == "(":
+                depth += 1
+            elif c not in _ARITH_CHARS:
+                self.fail(start, "arithmetic with names, quotes or expansions is not supported: "
+                                 "names are evaluated as expressions", "write the number literally",
+                          code=code)
+            i += 1
+        self.fail(start, "syntax error: unterminated arithmetic", "close it with `))`")
+        raise AssertionError  # unreachable: fail raises
+
+    def finish_word(self, b: _WordBuilder, text: str, start: int, end: int,
+                    assignment_value: bool) -> _Token:
+        units = b.units
+        # Each unit where a pathname-style expansion starts: (unit index, kind).
+        marks = []
+        # Tilde: an unquoted `~` first, or after `=`/`:` in an assignment-like word
+        # (bash expands those in arguments too: `rg x=~/y` passes x=/root/y).
+        if units and units[0] == "~":
+            marks.append((0, TILDE))
+        if assignment_value or _ASSIGNMENT.match(text):
+            seen_eq = assignment_value
+            for k in range(len(units) - 1):
+                if units[k] == "=" and not seen_eq:
+                    seen_eq = True
+                elif units[k] != ":" or not seen_eq:
+                    continue
+                if units[k + 1] == "~":
+                    marks.append((k + 1, TILDE))
+                    break
+        # Globs: unquoted `*`, `?`, or `[` with an unquoted `]` after it.
+        for k, u in enumerate(units):
+            if u in ("*", "?") or (u == "[" and "]" in units[k + 1:]):
+                marks.append((k, GLOB))
+                break
+        brace = _brace_at(units)
+        if brace is not None:
+            marks.append((brace, BRACE))
+        first = [b.offsets[k] for k, u in enumerate(units) if u == "$"][:1]
+        for k, kind in sorted(marks):
+            first.append(b.offsets[k])
+            b.expansions.append(Expansion(kind, Span(start, end)))
+        literal = "".join(b.chars)
+        value = None if b.expansions else literal
+        word = Word(text, Span(start, end), value, tuple(b.expansions),
+                    literal[:min(first)] if first else "")
+        digits = not b.quoted and not b.expansions and text.isascii() and text.isdigit()
+        return _Token("word", text, start, end, word, reservable=not b.quoted and not b.dollar,
+                      digits=digits)
+
+    # -- here-documents -----------------------------------------------------------
+    def read_heredocs(self) -> None:
+        """Read the pending here-document bodies, which start at self.i (after the newline)."""
+        for key, delimiter, op, quoted, at in self.heredocs:
+            s, i = self.s, self.i
+            lines = []
+            while True:
+                if i >= self.n:
+                    self.fail(at, f"the here-document has no end line `{delimiter}`",
+                              f"end it with a line that is exactly {delimiter}")
+                j = s.find("\n", i)
+                line_end = self.n if j < 0 else j
+                line = s[i:line_end]
+                compared = line.lstrip("\t") if op == "<<-" else line
+                if not quoted and any(ch in line for ch in "$`\\"):
+                    self.fail(at, "the here-document's delimiter is unquoted, so `$`, backquotes "
+                                  "and `\\` in its body are expanded", "quote the delimiter: <<'EOF'",
+                              end=line_end, code="BP105")
+                i = line_end + 1
+                if compared == delimiter:
+                    break
+                lines.append(line + "\n")
+            self.bodies[key] = "".join(lines)
+            self.i = min(i, self.n)
+        self.heredocs = []
+
+    # -- grammar ------------------------------------------------------------------
+    def script(self) -> List | None:
+        self.skip_newlines()
+        if self.peek(True).kind == "eof":
+            return None
+        body = self.compound_list(stop=None)
+        token = self.peek(True)
+        if token.kind != "eof":
+            self.unexpected(token)
+        if self.heredocs:
+            self.fail(self.heredocs[0][4], "the here-document has no body: the command ends first",
+                      "put the body on the lines after the command")
+        return body
+
+    def skip_newlines(self) -> None:
+        while self.peek(True).kind == "newline":
+            self.take(True)
+
+    def unexpected(self, token: _Token):
+        what = "the end of the command" if token.kind == "eof" else f"`{token.text}`"
+        self.fail(token.start, f"syntax error near {what}",
+                  "check for an unpaired quote, bracket or operator", end=token.end)
+
+    def at_list_end(self, token: _Token, stop: str | None) -> bool:
+        if token.kind == "eof":
+            return True
+        if token.kind == "op" and token.text in (")", ";;", ";&", ";;&") and stop is not None:
+            return True
+        return token.kind == "word" and token.reservable and token.text in _LIST_ENDS
+
+    def compound_list(self, stop: str | None) -> List:
+        """Pipelines joined by && || ; & and newlines, up to a closing word or `stop`."""
+        items: list[Pipeline] = []
+        ops: list[str] = []
+        self.skip_newlines()
+        start = self.peek(True).start
+        while True:
+            token = self.peek(True)
+            if self.at_list_end(token, stop):
+                if not items or (ops and ops[-1] in ("&&", "||")):
+                    self.unexpected(token)
+                break
+            items.append(self.pipeline())
+            token = self.peek()
+            if token.kind == "op" and token.text in ("&&", "||"):
+                self.take()
+                ops.append(token.text)
+                self.skip_newlines()
+                continue
+            if token.kind == "op" and token.text in (";", "&"):
+                self.take()
+                ops.append(token.text)
+                self.skip_newlines()
+                continue
+            if token.kind == "newline":
+                self.take()
+                ops.append("\n")
+                self.skip_newlines()
+                continue
+            if self.at_list_end(token, stop) or token.kind == "eof":
+                break
+            self.unexpected(token)
+        end = items[-1].span.end
+        return List(tuple(items), tuple(ops), Span(start, end))
+
+    def pipeline(self) -> Pipeline:
+        negated = timed = False
+        start = self.peek(True).start
+        while True:
+            token = self.peek(True)
+            if token.kind == "word" and token.reservable and token.text == "!":
+                self.take(True)
+                negated = not negated
+            elif token.kind == "word" and token.reservable and token.text == "time":
+                self.take(True)
+                timed = True
+                if self.peek().kind == "word" and self.peek().text == "-p":
+                    self.take()
+                if self.peek().kind == "word" and self.peek().text == "--":
+                    self.take()
+            else:
+                break
+        token = self.peek(True)
+        if (negated or timed) and (token.kind in ("eof", "newline")
+                                   or (token.kind == "op" and token.text in (";", "&", ")"))):
+            self.fail(token.start, "`time` or `!` with no command after it is not supported",
+                      "drop it", code="BP101")
+        commands = [self.command(first=True)]
+        stderr: list[bool] = []
+        while True:
+            token = self.peek()
+            if token.kind == "op" and token.text in ("|", "|&"):
+                self.take()
+                stderr.append(token.text == "|&")
+                self.skip_newlines()
+                commands.append(self.command(first=False))
+                continue
+            break
+        return Pipeline(tuple(commands), Span(start, commands[-1].span.end), negated, timed,
+                        tuple(stderr))
+
+    def command(self, first: bool):
+        token = self.peek(True)
+        if token.kind == "word" and token.reservable:
+            word = token.text
+            if word == "time" and not first:
+                return self.simple()  # after `|`, `time` is a program name (bash: time: not found)
+            if word in ("if", "for", "while", "until", "case", "{", "[["):
+                return self.compound(word)
+            if word == "!":
+                self.fail(token.start, "syntax error: `!` must start a pipeline",
+                          "put `!` before the first command", end=token.end)
+            if word in _UNSUPPORTED_WORDS:
+                self.fail(token.start, f"{_UNSUPPORTED_WORDS[word]} is outside what plan mode can "
+                                       "check", "write simple commands", end=token.end, code="BP101")
+            if word in _RESERVED:
+                self.unexpected(token)
+        if token.kind == "op" and token.text == "(":
+            return self.subshell()
+        if token.kind == "op" and token.text == "((":
+            return self.arith_command()
+        return self.simple()
+
+    # -- simple commands --------------------------------------------------------
+    def descriptor(self, token: _Token) -> int | None:
+        """The descriptor number a digit word names when a redirection follows it."""
+        if not token.digits or int(token.text) > _FD_MAX:
+            return None
+        after = self.skip_joins(token.end)
+        return int(token.text) if after < self.n and self.s[after] in "<>" else None
+
+    def simple(self) -> Command:
+        words: list[Word] = []
+        assignments: list[Assignment] = []
+        redirects: list[Redirect] = []
+        start = self.peek(True).start
+        end = start
+        while True:
+            token = self.peek()
+            if token.kind == "word":
+                fd = self.descriptor(token)
+                if fd is not None:
+                    self.take()
+                    redirects.append(self.redirect(fd, token.start))
+                    end = redirects[-1].span.end
+                    continue
+                after = self.skip_joins(token.end)
+                if (token.text.startswith("{") and token.text.endswith("}") and after < self.n
+                        and self.s[after] in "<>" and _NAME.fullmatch(token.text[1:-1])):
+                    self.fail(token.start, f"`{token.text}` before a redirection assigns a descriptor "
+                                           "number to a shell variable",
+                              "drop it and redirect a plain descriptor", end=token.end, code="BP101")
+                self.take()
+                if not words and self.assignment(token, assignments):
+                    end = token.end
+                    continue
+                if not words and self.peek().kind == "op" and self.peek().text == "(":
+                    self.fail(token.start, "a function definition is outside what plan mode can "
+                                           "check", "write simple commands", code="BP101")
+                words.append(token.word)
+                end = token.end
+                continue
+            if token.kind == "op" and token.text in _REDIRECT_OPS:
+                redirects.append(self.redirect(None, token.start))
+                end = redirects[-1].span.end
+                continue
+            break
+        if not words and not assignments and not redirects:
+            self.unexpected(self.peek())
+        return Command(tuple(words), tuple(assignments), tuple(redirects), Span(start, end))
+
+    def assignment(self, token: _Token, assignments: list[Assignment]) -> bool:
+        """Read `NAME=VALUE` at the start of a simple command; False if it is a word."""
+        m = _ASSIGNMENT.match(token.text)
+        if m is None:
+            if re.match(r"[A-Za-z_][A-Za-z0-9_]*\[", token.text) and "=" in token.text:
+                self.fail(token.start, "array assignments change shell variables the checker "
+                                       "cannot follow", "drop the assignment", end=token.end,
+                          code="BP600")
+            return False
+        if m.group(2):
+            self.fail(token.start, "`+=` appends to a value the checker cannot see",
+                      "drop the assignment", end=token.end, code="BP600")
+        value_start = token.start + m.end()
+        if self.s.startswith("(", value_start):
+            self.fail(token.start, "array assignments change shell variables the checker cannot "
+                                   "follow", "drop the assignment", end=token.end, code="BP600")
+        value = self.lex_word(value_start, assignment_value=True).word
+        if value.span.end != token.end:  # the value reads as a word of its own extent
+            self.fail(token.start, "this assignment is not read as one word", code="BP100")
+        assignments.append(Assignment(m.group(1), value, Span(token.start, token.end)))
+        return True
+
+    def redirect(self, fd: int | None, start: int) -> Redirect:
+        op = self.take()
+        if op.kind != "op" or op.text not in _REDIRECT_OPS:
+            self.unexpected(op)
+        dup = op.text in ("<&", ">&")
+        target = self.peek(dash=dup)
+        if dup and target.kind == "op" and target.text == "-":
+            self.take(dash=True)
+            return Redirect(op.text + "-", fd, None, Span(start, target.end))
+        if target.kind != "word":
+            self.unexpected(target)
+        self.take(dash=dup)
+        word = target.word
+        if op.text in ("<<", "<<-"):
+            return self.heredoc(fd, start, op.text, target)
+        return Redirect(op.text, fd, word, Span(start, target.end))
+
+    def heredoc(self, fd: int | None, start: int, op: str, target: _Token) -> Redirect:
+        """A here-document; its body is read at the end of the line (read_heredocs)
+        and filled in after the whole script is read (`_with_bodies`)."""
+        word = target.word
+        if word.value is None:
+            self.fail(target.start, "here-document delimiters with `$`, globs or braces are not "
+                                    "supported", "use a plain delimiter: <<'EOF'", end=target.end)
+        quoted = any(ch in target.text for ch in "'\"\\")
+        self.heredocs.append((start, word.value, op, quoted, target.start))
+        return Redirect(op, fd, word, Span(start, target.end), None, quoted)
+
+    # -- compound commands --------------------------------------------------------
+    def expect_word(self, word: str) -> _Token:
+        token = self.take(True)
+        if not (token.kind == "word" and token.reservable and token.text == word):
+            self.fail(token.start, f"syntax error: expected `{word}`",
+                      "check the command's keywords", end=token.end)
+        return token
+
+    def redirections(self) -> tuple[Redirect, ...]:
+        redirects = []
+        while True:
+            token = self.peek()
+            if token.kind == "op" and token.text in _REDIRECT_OPS:
+                redirects.append(self.redirect(None, token.start))
+            elif token.kind == "word" and self.descriptor(token) is not None:
+                self.take()
+                redirects.append(self.redirect(self.descriptor(token), token.start))
+            else:
+                return tuple(redirects)
+
+    def compound(self, word: str):
+        start = self.take(True).start
+        if word == "{":
+            body = self.compound_list(stop=None)
+            end = self.expect_word("}").end
+            return Group(body, self.redirections(), Span(start, end))
+        if word == "if":
+            branches = []
+            test = self.compound_list(stop=None)
+            self.expect_word("then")
+            branches.append((test, self.compound_list(stop=None)))
+            orelse = None
+            while True:
+                token = self.take(True)
+                if token.kind == "word" and token.reservable and token.text == "elif":
+                    test = self.compound_list(stop=None)
+                    self.expect_word("then")
+                    branches.append((test, self.compound_list(stop=None)))
+                    continue
+                if token.kind == "word" and token.reservable and token.text == "else":
+                    orelse = self.compound_list(stop=None)
+                    token = self.take(True)
+                if not (token.kind == "word" and token.reservable and token.text == "fi"):
+                    self.fail(token.start, "syntax error: expected `fi`", end=token.end)
+                return If(tuple(branches), orelse, self.redirections(), Span(start, token.end))
+        if word in ("while", "until"):
+            test = self.compound_list(stop=None)
+            self.expect_word("do")
+            body = self.compound_list(stop=None)
+            end = self.expect_word("done").end
+            return While(test, body, word == "until", self.redirections(), Span(start, end))
+        if word == "for":
+            return self.for_loop(start)
+        if word == "case":
+            return self.case(start)
+        return self.cond(start)
+
+    def for_loop(self, start: int) -> For:
+        name = self.take()
+        if name.kind == "op" and name.text == "((":
+            self.fail(name.start, "a `for (( … ))` loop is outside what plan mode can check",
+                      "loop over words: for x in a b c; do …; done", code="BP101")
+        if name.kind != "word" or not _NAME.fullmatch(name.text):
+            self.fail(name.start, "syntax error: `for` needs a variable name", end=name.end)
+        words: tuple[Word, ...] | None = None
+        self.skip_newlines()
+        token = self.peek()
+        if token.kind == "word" and token.text == "in":
+            self.take()
+            collected = []
+            while True:
+                token = self.peek()
+                if token.kind == "word":
+                    self.take()
+                    collected.append(token.word)
+                elif token.kind == "newline" or (token.kind == "op" and token.text == ";"):
+                    self.take()
+                    break
+                else:
+                    self.unexpected(token)
+            words = tuple(collected)
+        elif token.kind == "op" and token.text == ";":
+            self.take()
+        self.skip_newlines()
+        if self.peek(True).kind == "word" and self.peek(True).text == "{":
+            self.fail(self.peek(True).start, "`for … { …; }` is not supported",
+                      "write for …; do …; done", code="BP101")
+        self.expect_word("do")
+        body = self.compound_list(stop=None)
+        end = self.expect_word("done").end
+        return For(name.text, words, body, self.redirections(), Span(start, end))
+
+    def case(self, start: int) -> Case:
+        token = self.take()
+        if token.kind != "word":
+            self.unexpected(token)
+        subject = token.word
+        self.skip_newlines()
+        token = self.take()
+        if not (token.kind == "word" and token.text == "in"):
+            self.fail(token.start, "syntax error: expected `in`", end=token.end)
+        arms: list[CaseArm] = []
+        while True:
+            self.skip_newlines()
+            token = self.peek()
+            if token.kind == "word" and token.reservable and token.text == "esac":
+                end = self.take().end
+                return Case(subject, tuple(arms), self.redirections(), Span(start, end))
+            arm_start = token.start
+            if token.kind == "op" and token.text == "(":
+                self.take()
+            patterns = []
+            while True:
+                token = self.take()
+                if token.kind != "word":
+                    self.unexpected(token)
+                patterns.append(token.word)
+                token = self.take()
+                if token.kind == "op" and token.text == "|":
+                    continue
+                if token.kind == "op" and token.text == ")":
+                    break
+                self.unexpected(token)
+            self.skip_newlines()
+            token = self.peek(True)
+            body = None
+            if not ((token.kind == "op" and token.text in (";;", ";&", ";;&"))
+                    or (token.kind == "word" and token.reservable and token.text == "esac")):
+                body = self.compound_list(stop=";;")
+            token = self.peek(True)
+            terminator = ""
+            if token.kind == "op" and token.text in (";;", ";&", ";;&"):
+                terminator = self.take().text
+            elif not (token.kind == "word" and token.reservable and token.text == "esac"):
+                self.unexpected(token)
+            arms.append(CaseArm(tuple(patterns), body, terminator,
+                                Span(arm_start, body.span.end if body else token.start)))
+
+    def subshell(self) -> Subshell:
+        start = self.take().start
+        body = self.compound_list(stop=")")
+        close = self.take()
+        if close.kind != "op" or close.text != ")":
+            self.unexpected(close)
+        return Subshell(body, self.redirections(), Span(start, close.end))
+
+    def arith_command(self) -> Arith:
+        token = self.take()
+        end = self.arith_end(token.start, token.end, code="BP101")
+        self.i, self._peeked = end, None
+        return Arith(self.s[token.end:end - 2], self.redirections(), Span(token.start, end))
+
+    def cond(self, start: int) -> Cond:
+        words: list[Word] = []
+        while True:
+            token = self.take()
+            if token.kind == "newline":
+                continue
+            if token.kind == "eof":
+                self.fail(start, "syntax error: `[[` without `]]`", "close it with ]]")
+            if token.kind == "word" and not token.word.expansions and token.text == "]]":
+                return Cond(tuple(words), self.redirections(), Span(start, token.end))
+            if token.kind == "word":
+                if token.text == "=~":
+                    self.fail(token.start, "`=~` is not supported: bash reads its right side with "
+                                           "rules of its own", "use == with a pattern", code="BP101")
+                words.append(token.word)
+            elif token.kind == "op" and token.text in ("&&", "||", "(", ")", "<", ">"):
+                words.append(Word(token.text, Span(token.start, token.end), token.text))
+            else:
+                self.unexpected(token)
+
+
+def _brace_at(units: list) -> int | None:
+    """Where bash's brace expansion may apply: the first unquoted `{` whose
+    matching unquoted `}` encloses an unquoted `,` or `..` (braces.c; a quoted
+    `$` before it does not stop it: `\\${a,b}` expands).  Over-approximates:
+    a word it marks is denied, never misread."""
+    for k, u in enumerate(units):
+        if u != "{":
+            continue
+        depth = 0
+        found = False
+        for m in range(k + 1, len(units)):
+            v = units[m]
+            if v == "{":
+                depth += 1
+            elif v == "}":
+                if depth == 0:
+                    if found:
+                        return k
+                    break
+                depth -= 1
+            elif v == "," or (v == "." and m + 1 < len(units) and units[m + 1] == "."):
+                found = True
+    return None
+
+
+def parse(source: str) -> Script:
+    """Read `source` exactly as bash would, into the model (never raises)."""
+    reader = Reader(source)
+    try:
+        body = reader.script()
+    except ReadError as error:
+        span = Span(min(error.span.start, len(source)), min(error.span.end, len(source)))
+        return Script(source, None, ((error.code, span, error.message, error.hint),))
+    except RecursionError:
+        return Script(source, None, (("BP103", Span(0, len(source)),
+                                      "the command is nested too deeply to read", "simplify it"),))
+    return Script(source, _with_bodies(body, reader.bodies) if reader.bodies else body, ())
+
+
+def _with_bodies(node, bodies: dict[int, str]):
+    """`node` with every here-document's body filled in (they are read after
+    the command that holds them)."""
+    if isinstance(node, Redirect):
+        if node.op in ("<<", "<<-"):
+            return dataclasses.replace(node, body=bodies[node.span.start])
+        return node
+    if isinstance(node, tuple):
+        return tuple(_with_bodies(item, bodies) for item in node)
+    if dataclasses.is_dataclass(node) and not isinstance(node, (Word, Span)):
+        return dataclasses.replace(node, **{f.name: _with_bodies(getattr(node, f.name), bodies)
+                                            for f in dataclasses.fields(node)
+                                            if not isinstance(getattr(node, f.name), (str, int, bool))})
+    return node
