@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bash_policy.judge.verdict import Verdict
+from bash_policy.read.model import Case, Command, For, Group, If, Subshell, children
 
 BASH = "/bin/bash"
 LOG_VAR = "BP_ORACLE_LOG"
@@ -100,34 +101,70 @@ class Run:
 
 
 def segments_that_run(verdict: Verdict, cwd: Path) -> tuple[list[int], int]:
-    """Indices of the segments bash runs when every program exits 0, and how
-    many input redirections fail (their file does not exist in `cwd`).
+    """Indices (into `verdict.segments`) of the simple commands bash runs when
+    every program exits 0, and how many input redirections fail (their file
+    does not exist in `cwd`).
 
-    Pipelines are runs of segments joined by `|`/`|&`; `&&`/`||` look at the
-    last pipeline's status: 0, or 1 when a redirection of its last command
-    failed, flipped when the pipeline is negated.
+    Walks the tree as bash does: `&&`/`||` look at the last pipeline's status
+    (0, or 1 when a redirection of its last command failed, flipped by `!`);
+    groups and subshells run their lists; `if` takes the first branch whose
+    test succeeds; `for` runs its body once per (literal) word; `case` the
+    first arm with a literal pattern equal to the word.
     """
-    pipelines: list[list[int]] = []
-    for index, segment in enumerate(verdict.segments):
-        if segment.joiner in ("|", "|&") and pipelines:
-            pipelines[-1].append(index)
-        else:
-            pipelines.append([index])
-    status = 0
-    failures = 0
+    index = {id(c): k for k, c in enumerate(verdict.segments)}
     ran: list[int] = []
-    for members in pipelines:
-        joiner = verdict.segments[members[0]].joiner
-        if joiner == "&&" and status != 0 or joiner == "||" and status == 0:
-            continue
-        failed = [_input_missing(verdict.segments[m], cwd) for m in members]
-        failures += sum(f and _reports_failure(verdict.segments[m], cwd)
-                        for m, f in zip(members, failed))
-        ran.extend(m for m, f in zip(members, failed) if verdict.segments[m].words and not f)
-        status = 1 if failed[-1] else 0
-        if verdict.segments[members[0]].negated:
-            status = 1 - status
-    return ran, failures
+    failures = 0
+
+    def command(node) -> int:
+        nonlocal failures
+        failed = _input_missing(node, cwd)
+        failures += failed and _reports_failure(node, cwd)
+        for child in children(node):  # substitutions run first
+            run_list(child)
+        if node.words and not failed:
+            ran.append(index[id(node)])
+        return 1 if failed else 0
+
+    def run_list(node) -> int:
+        status = 0
+        for k, item in enumerate(node.items):
+            op = node.ops[k - 1] if k else ";"
+            if op == "&&" and status != 0 or op == "||" and status == 0:
+                continue
+            status = pipeline(item)
+        return status
+
+    def pipeline(node) -> int:
+        status = 0
+        for member in node.commands:
+            status = unit(member)
+        return 1 - status if node.negated else status
+
+    def unit(node) -> int:
+        if isinstance(node, Command):
+            return command(node)
+        if isinstance(node, (Group, Subshell)):
+            return run_list(node.body)
+        if isinstance(node, If):
+            for test, body in node.branches:
+                if run_list(test) == 0:
+                    return run_list(body)
+            return run_list(node.orelse) if node.orelse is not None else 0
+        if isinstance(node, For):
+            status = 0
+            for _ in node.words or ():
+                status = run_list(node.body)
+            return status
+        if isinstance(node, Case):
+            for arm in node.arms:
+                if any(p.value == node.word.value for p in arm.patterns):
+                    return run_list(arm.body) if arm.body is not None else 0
+            return 0
+        raise NotImplementedError(type(node).__name__)
+
+    if verdict.script is not None and verdict.script.body is not None:
+        run_list(verdict.script.body)
+    return sorted(ran), failures
 
 
 _MISSING_INPUT = re.compile(

@@ -36,6 +36,7 @@ class Code(str, Enum):
     BP105 = "BP105"
     BP106 = "BP106"
     BP107 = "BP107"
+    BP108 = "BP108"
     BP200 = "BP200"
     BP201 = "BP201"
     BP202 = "BP202"
@@ -126,6 +127,16 @@ _TABLE: tuple[CodeInfo, ...] = (
          "is a denial instead.",
          "# no known input", "Rewrite the command more simply, and report the input as a bug.",
          'rg foo'),
+    CodeInfo("BP108", "reads-the-script",
+         "A command that may read standard input, in a script with lines after it.",
+         "A harness that pipes the script into bash gives the command the rest of the script as "
+         "its input: it reads, and bash never runs, the later lines, so what runs is not what was "
+         "checked (`head -c 3` swallows part of the next line).",
+         "head -c 3\nrg foo src",
+         "Write the whole script on one line (join the lines with `;` or `&&`), or give the "
+         "command its input (`< file`); if your harness runs commands with `bash -c`, set "
+         "`stdin_script = false`.",
+         "head -c 3 notes.txt\nrg foo src"),
     CodeInfo("BP200", "command-substitution",
          "`$(…)`, backquotes and process substitution `<(…)`/`>(…)`, also inside double quotes.",
          "Each runs a command of its own, which the policy never sees.",

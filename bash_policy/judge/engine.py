@@ -87,6 +87,13 @@ OPERANDS = engine_rule("operands", """Operands a program writes to or acts on, t
     file named `--pre=sh` turns an unanchored glob into a flag.""",
     codes=[Code.BP406, Code.BP203, Code.BP404],
     deny=["rg foo *.py", "pwd x", "ls | xargs rg x"], allow=["rg foo ./*.py"])
+SCRIPT_INPUT = engine_rule("script_input", """Commands that may read standard input on a line with more lines after it.
+    A harness that pipes the script into bash makes the rest of the script the
+    command's input: it reads the later lines and bash never runs them (or runs
+    what is left of them), so what runs is not what was checked.""",
+    codes=[Code.BP108], deny=["head -c 3\nrg rm x", "rg foo\nls"],
+    allow=["head -c 3 f\nls", "git status\ngit diff", "rg foo src\nls", "rg foo; ls",
+           "head -c 3 < f\nls"])
 SCOPE = engine_rule("scope", """With `scope_roots` set: paths outside those directories.
     Read-only tools still read secrets outside the project.""",
     codes=[Code.BP602], deny=[], allow=["ls"],
@@ -179,6 +186,8 @@ class Context:
         self.command: Command | None = None
         self.where: dict[int, set[str | None]] = {}  # command id -> directories (flow.py)
         self.rule = SYNTAX
+        # Whether a program read so far for this command may read standard input.
+        self.reads_stdin = False
 
     def deny(self, code: Code | str, span: Span, message: str, hint: str,
              effect: Effect | str | None = None, rule: str | None = None) -> None:
@@ -283,7 +292,7 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
     ctx.where = command_directories(script.body, cwd)
     index = {id(c): k for k, c in enumerate(commands)}
     if script.body is not None:
-        _check_node(script.body, ctx, index)
+        _check_node(script.body, ctx, index, _lines_at_risk(script.body, policy))
     if not ctx.denials:  # only an allow needs the other readings
         from ..read.crosscheck import cross_check
         cross_check(script, ctx)
@@ -301,23 +310,52 @@ _COMPOUND_NAMES = {
 }
 
 
-def _check_node(node, ctx: Context, index: dict[int, int]) -> None:
-    """Check every simple command in the tree; constructs outside the model deny."""
+def _lines_at_risk(body: List, policy: Policy) -> set[int]:
+    """Indices of the top-level pipelines that have a later line after them: when
+    the harness pipes the script into bash, their standard input is that line."""
+    if not policy.stdin_script:
+        return set()
+    last_break = max((k for k, op in enumerate(body.ops[:len(body.items) - 1]) if op == "\n"),
+                     default=-1)
+    return set(range(last_break + 1))
+
+
+def _reads_input(redirects) -> bool:
+    """Whether these redirections give standard input something other than the shell's."""
+    return any((r.fd in (None, 0)) and r.op in ("<", "<<", "<<-", "<<<", "<&", "<&-", "<>")
+               or (r.fd == 0 and r.op in (">&", ">&-")) for r in redirects)
+
+
+def _check_node(node, ctx: Context, index: dict[int, int], at_risk: set[int] = frozenset(),
+                stdin_is_script: bool = False) -> None:
+    """Check every simple command in the tree; constructs outside the model deny.
+    `stdin_is_script`: the node's standard input may be the rest of the script."""
     if isinstance(node, List):
         for item, op in zip(node.items, node.ops):
             if op == "&":
                 ctx.segment = None
                 ctx.deny(Code.BP102, item.span, "`&` runs the command before it in the background",
                          "drop the `&`; plan mode runs commands in the foreground only", rule=SYNTAX)
-        for item in node.items:
-            _check_node(item, ctx, index)
+        for k, item in enumerate(node.items):
+            _check_node(item, ctx, index, stdin_is_script=stdin_is_script or k in at_risk)
     elif isinstance(node, Pipeline):
-        for member in node.commands:
-            _check_node(member, ctx, index)
+        for k, member in enumerate(node.commands):
+            _check_node(member, ctx, index, stdin_is_script=stdin_is_script and k == 0)
     elif isinstance(node, Command):
         ctx.segment = index[id(node)]
         ctx.command = node
+        ctx.reads_stdin = False
         check_segment(node, ctx)
+        if stdin_is_script and ctx.reads_stdin and node.words and not _reads_input(node.redirects):
+            line = ctx.source.count("\n", 0, node.span.start) + 1
+            ctx.deny(Code.BP108, node.words[0].span,
+                     f"`{ctx.source[node.span.start:node.span.end]}` on line {line} may read standard "
+                     "input; a harness that pipes the script into bash gives it the lines after it, "
+                     "which bash then never runs as checked",
+                     "write the whole script on one line (join the lines with `;` or `&&`), or "
+                     "give it its input (`< FILE`); for a harness that runs commands with "
+                     "`bash -c`, set stdin_script = false",
+                     Effect.EXEC, rule=SCRIPT_INPUT)
     else:
         ctx.segment = None
         ctx.deny(Code.BP101, node.span,
@@ -696,8 +734,20 @@ class ArgvReader:
     def finish(self, has_sub: bool) -> None:
         if not has_sub:
             self.check_positionals()
+            if self.reads_stdin():
+                self.ctx.reads_stdin = True
         if self.spec.hook:
             self.ctx.run_rule(self.spec.hook, self.inv)
+
+    def reads_stdin(self) -> bool:
+        """Whether the program may read standard input, from its spec's `stdin`."""
+        spec, inv = self.spec, self.inv
+        if any(use.flag.reads_stdin or use.value == "-" for use in inv.flags):
+            return True  # `--stdin`, or a file flag given `-` (`grep -f -`)
+        if spec.stdin != "no-files":
+            return spec.stdin == "always"
+        files = inv.positionals[spec.stdin_skip:]
+        return not files or any(w.value in (None, "-") for w in files)
 
     def check_positionals(self) -> None:
         spec, inv, ctx, appended = self.spec, self.inv, self.ctx, self.appended

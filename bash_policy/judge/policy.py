@@ -25,7 +25,7 @@ SPEC_DIR = Path(__file__).with_name("specs")
 _DEFAULTS_FILE = Path(__file__).with_name("defaults.toml")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _CONFIG_KEYS = {"trusted_dirs", "write_targets", "network_paths", "env", "limits", "programs",
-                "scope_roots", "crosscheck"}
+                "scope_roots", "crosscheck", "stdin_script"}
 # Whether a second parser (bashlex) must agree before a command is allowed (docs/crosscheck.md).
 CROSSCHECK_MODES = ("auto", "required", "off")
 
@@ -72,6 +72,9 @@ class Policy:
     user_programs: Mapping[str, Any] = field(default_factory=dict)
     source: str = "built-in"
     crosscheck: str = "auto"
+    # Whether the harness may pipe the script into bash, so that a command on an
+    # earlier line could read the later lines (BP108); false for `bash -c` harnesses.
+    stdin_script: bool = True
     _specs: dict[str, CommandSpec | None] = field(default_factory=dict, repr=False)
 
     # -- construction ------------------------------------------------------
@@ -98,8 +101,9 @@ class Policy:
                               f"(known: {', '.join(sorted(_CONFIG_KEYS))})")
         base = _load_toml(_DEFAULTS_FILE)
         merged = dict(base)
-        if "crosscheck" in data:
-            merged["crosscheck"] = data["crosscheck"]
+        for key in ("crosscheck", "stdin_script"):
+            if key in data:
+                merged[key] = data[key]
         for key in ("trusted_dirs", "write_targets", "network_paths", "scope_roots"):
             if key in data:
                 if not isinstance(data[key], list) or not all(isinstance(v, str) for v in data[key]):
@@ -150,6 +154,9 @@ class Policy:
                 raise ConfigError(f"{source}: limits: unknown key {key!r}")
             if not isinstance(limits[key], int) or limits[key] <= 0:
                 raise ConfigError(f"{source}: limits.{key}: expected a positive integer")
+        stdin_script = data.get("stdin_script", True)
+        if not isinstance(stdin_script, bool):
+            raise ConfigError(f"{source}: stdin_script: expected true or false")
         crosscheck = data.get("crosscheck", "auto")
         if crosscheck not in CROSSCHECK_MODES:
             raise ConfigError(f"{source}: crosscheck: expected one of {', '.join(CROSSCHECK_MODES)}")
@@ -164,6 +171,7 @@ class Policy:
             user_programs=dict(programs),
             source=source,
             crosscheck=crosscheck,
+            stdin_script=stdin_script,
         )
 
     # -- specs -------------------------------------------------------------

@@ -55,6 +55,7 @@ class Flag:
     metavar: str = ""
     choices: frozenset[str] | None = None
     denied: Reason | None = None
+    reads_stdin: bool = False  # the flag makes the program read standard input (`--stdin`)
 
     @property
     def display(self) -> str:
@@ -87,6 +88,10 @@ class CommandSpec:
     hook: str | None = None
     numeric_flag: bool = False
     double_dash: bool = True
+    # Whether it reads standard input: "always" (may, the default), "never", or
+    # "no-files": only without file operands (after `stdin_skip` others) or with `-`.
+    stdin: str = "always"
+    stdin_skip: int = 0
     # Variables the command must set to stay read-only, with their allowed values.
     requires_env: Mapping[str, tuple[tuple[str, ...], Reason]] = field(default_factory=dict)
     # Commands that must pass and must be denied (with a code): run by the test suite.
@@ -107,14 +112,16 @@ class CommandSpec:
 def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
     """A flag from its text (`-A/--after-context=NUM`) or from a table that
     adds how it takes its value: `{flag = "--max-parents=N", attached = true}`."""
-    attached = False
+    attached = reads_stdin = False
     if isinstance(entry, Mapping):
-        unknown = set(entry) - {"flag", "attached"}
+        unknown = set(entry) - {"flag", "attached", "stdin"}
         if unknown or not isinstance(entry.get("flag"), str):
-            raise SpecError(f"{where}: a flag table has `flag` (its text) and optionally `attached`")
+            raise SpecError(f"{where}: a flag table has `flag` (its text), and optionally "
+                            "`attached` and `stdin`")
         attached = entry.get("attached", False)
-        if not isinstance(attached, bool):
-            raise SpecError(f"{where}: `attached` must be true or false")
+        reads_stdin = entry.get("stdin", False)
+        if not isinstance(attached, bool) or not isinstance(reads_stdin, bool):
+            raise SpecError(f"{where}: `attached` and `stdin` must be true or false")
         text = entry["flag"]
     elif isinstance(entry, str):
         text = entry
@@ -139,7 +146,7 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
         if value != "required":
             raise SpecError(f"{where}: `attached` needs a flag written with =VALUE: {text!r}")
         value = "attached"
-    return Flag(names, value, metavar, choices, denied)
+    return Flag(names, value, metavar, choices, denied, reads_stdin)
 
 
 def _effect(table: Any, where: str) -> Reason:
@@ -164,13 +171,15 @@ def _effect(table: Any, where: str) -> Reason:
 _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
-    "requires_env", "examples",
+    "requires_env", "examples", "stdin", "stdin_skip",
 }
+STDIN_MODES = ("always", "never", "no-files")
 
 
 def build_spec(name: str, table: Mapping[str, Any], where: str,
                path: tuple[str, ...] = (), fragments: Mapping[str, Any] | None = None,
-               rule_exists: Callable[[str], bool] | None = None) -> CommandSpec:
+               rule_exists: Callable[[str], bool] | None = None,
+               inherited_stdin: str = "always") -> CommandSpec:
     """Build a `CommandSpec` from its TOML table; `where` names it in errors.
     `rule_exists` validates hook names, so a spec naming an unknown rule fails
     here, at load, and never in the middle of a check."""
@@ -207,10 +216,16 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
     if style not in STYLES:
         raise SpecError(f"{where}.style: must be one of {', '.join(STYLES)}")
 
+    stdin = table.get("stdin", inherited_stdin)  # a subcommand inherits its program's
+    if stdin not in STDIN_MODES:
+        raise SpecError(f"{where}.stdin: must be one of {', '.join(STDIN_MODES)}")
+    stdin_skip = table.get("stdin_skip", 0)
+    if not isinstance(stdin_skip, int) or stdin_skip < 0:
+        raise SpecError(f"{where}.stdin_skip: must be a non-negative integer")
     subs = {}
     for sub_name, sub_table in dict(table.get("sub", {})).items():
         subs[sub_name] = build_spec(sub_name, sub_table, f"{where}.sub.{sub_name}", path, fragments,
-                                    rule_exists)
+                                    rule_exists, stdin)
     denied = _effect(table["denied"], f"{where}.denied") if "denied" in table else None
     # No default that allows: a spec must say what its operands are.  Only a
     # program that is denied whole, or whose first operand picks a subcommand,
@@ -249,6 +264,8 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         numeric_flag=bool(table.get("numeric_flag", False)),
         requires_env=MappingProxyType(requires_env),
         double_dash=bool(table.get("double_dash", True)),
+        stdin=stdin,
+        stdin_skip=stdin_skip,
         examples_allow=examples_allow,
         examples_deny=examples_deny,
     )

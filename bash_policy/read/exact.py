@@ -42,6 +42,15 @@ from .model import (
 )
 
 _BLANKS = " \t"
+# A word made only of characters no expansion looks at, and quotes that hold
+# no expansion: its value is its text without the quotes (the common case,
+# read without the character loop below).
+_PLAIN_WORD = re.compile(r"""(?:[A-Za-z0-9_./@%+^,=:!#-]|'[^']*'|"[^"$`\\!]*")+""")
+_QUOTES = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+
+
+def _unquote(match: re.Match) -> str:
+    return match.group(1) if match.group(1) is not None else match.group(2)
 _BREAK = frozenset(" \t\n;&|()<>")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
@@ -126,7 +135,7 @@ class Reader:
         # operator, quoted, delimiter position); bodies read, by redirect start.
         self.heredocs: list[tuple[int, str, str, bool, int]] = []
         self.bodies: dict[int, str] = {}
-        self._peeked: tuple[int, bool, bool, _Token] | None = None
+        self._peeked: tuple[int, bool, _Token] | None = None
 
     # -- characters -------------------------------------------------------------
     def skip_joins(self, i: int) -> int:
@@ -146,10 +155,13 @@ class Reader:
 
     # -- tokens -----------------------------------------------------------------
     def peek(self, command: bool = False, dash: bool = False) -> _Token:
-        if self._peeked and self._peeked[:3] == (self.i, command, dash):
-            return self._peeked[3]
+        """The next token.  `command` documents that a command may start here
+        (reserved words are recognised by the grammar, not the lexer)."""
+        peeked = self._peeked
+        if peeked is not None and peeked[0] == self.i and peeked[1] == dash:
+            return peeked[2]
         token = self.lex(self.i, dash)
-        self._peeked = (self.i, command, dash, token)
+        self._peeked = (self.i, dash, token)
         return token
 
     def take(self, command: bool = False, dash: bool = False) -> _Token:
@@ -220,6 +232,16 @@ class Reader:
     def lex_word(self, start: int, assignment_value: bool = False) -> _Token:
         """Read one word from `start` (read_token_word)."""
         s, n = self.s, self.n
+        fast = _PLAIN_WORD.match(s, start)
+        if fast is not None and (fast.end() == n or s[fast.end()] in _BREAK):
+            text = fast.group()
+            if "'" not in text and '"' not in text:
+                word = Word(text, Span(start, fast.end()), text)
+                return _Token("word", text, start, fast.end(), word, reservable=True,
+                              digits=text.isascii() and text.isdigit())
+            if not assignment_value and not _ASSIGNMENT.match(text):
+                value = _QUOTES.sub(_unquote, text)
+                return _Token("word", text, start, fast.end(), Word(text, Span(start, fast.end()), value))
         b = _WordBuilder()
         i = end = start  # `end`: after the last character read (continuations after it are not the word's)
         while True:

@@ -50,12 +50,21 @@ def date_format_only(inv, ctx) -> None:
                      f"drop `{word.text}`")
 
 
-@rule("test_no_variable_tests", codes=[Code.BP400], deny=["test -v 'a[1]'"], allow=["test -f x"])
+@rule("test_no_variable_tests", codes=[Code.BP400, Code.BP203],
+      deny=["test -v 'a[1]'", "test -- *", "[ -f src/* ]"], allow=["test -f x", "[ -d src ]"])
 def test_no_variable_tests(inv, ctx) -> None:
-    """`test -v NAME` and `-R NAME`, which evaluate an array subscript in NAME.
-    bash evaluates `a[$(cmd)]` in the name as arithmetic, which runs commands."""
+    """`test -v NAME` and `-R NAME`, and operands that expand at all.
+    bash evaluates an array subscript in NAME (`a[$(cmd)]`) as arithmetic,
+    which runs commands; and test reads every operand as part of its
+    expression, so a glob can expand to `-v` followed by such a name (files
+    named `-v` and `a[$(touch x)]` turn `test -- *` into a command)."""
     for word in inv.positionals:
-        if word.value in ("-v", "-R"):
+        if word.value is None:
+            ctx.deny(Code.BP203, word.span,
+                     f"`{word.text}` expands at run time, and every word test reads is part of its "
+                     "expression: a file named `-v` followed by one named `a[$(cmd)]` runs cmd",
+                     "test one literal path: `test -f src/main.py`", Effect.EXEC)
+        elif word.value in ("-v", "-R"):
             ctx.deny(Code.BP400, word.span,
                      f"`{inv.spec.display} {word.value}` evaluates the array subscript in the "
                      "variable name it tests, which can run commands",
