@@ -148,3 +148,27 @@ def test_existing_config_pairs_are_kept_and_ours_win():
     assert pagers == ["less", "cat"]
     assert "LESSOPEN" not in env and "BASH_FUNC_git%%" not in env
     assert env["GIT_PAGER"] == "cat" and env["GIT_OPTIONAL_LOCKS"] == "0"
+
+
+def test_partial_clone_cannot_fetch_when_hardened(tmp_path):
+    """protocol.allow=never (and per protocol) makes a lazy fetch fail instead of connecting."""
+    env = _base_env(tmp_path)
+    server = tmp_path / "server"
+    _git(tmp_path, "init", "-q", str(server), env=env)
+    (server / "f.txt").write_text("one\n")
+    _git(server, "add", ".", env=env)
+    _git(server, "commit", "-qm", "one", env=env)
+    _git(server, "config", "uploadpack.allowAnySHA1InWant", "true", env=env)
+    head = _git(server, "rev-parse", "HEAD", env=env).stdout.strip()
+    repo = tmp_path / "partial"
+    _git(tmp_path, "init", "-q", str(repo), env=env)
+    (repo / ".git" / "refs" / "heads" / "master").write_text(head + "\n")
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/master\n")
+    _git(repo, "config", "remote.origin.url", f"file://{server}", env=env)
+    _git(repo, "config", "remote.origin.promisor", "true", env=env)
+    _git(repo, "config", "protocol.file.allow", "always", env=env)
+    packs = repo / ".git" / "objects" / "pack"
+    hardened = _git(repo, "log", "-1", env=hardened_env(env, cwd=str(repo)))
+    assert hardened.returncode != 0 and not list(packs.glob("*.pack"))
+    plain = _git(repo, "log", "-1", env=env)
+    assert plain.returncode == 0 and list(packs.glob("*.pack")), "the lazy fetch did not happen"

@@ -263,16 +263,18 @@ _TABLE: tuple[CodeInfo, ...] = (
          "PAGER=sh git log", "Drop the assignment; harmless ones (LC_ALL, TZ, NO_COLOR, …) are allowed.",
          'LC_ALL=C git log'),
     CodeInfo("BP601", "repository-config",
-         "A git command whose repository config (or an included file, a submodule's config, a "
-         "post-index-change hook) names a program git runs: core.fsmonitor, core.pager, pager.<cmd>, "
-         "diff.external, diff/filter/merge drivers, gpg.program, credential helpers and the like; "
-         "cargo or rustc under a rust-toolchain file that rustup would install; "
-         "also either after a `cd` whose target the checker cannot resolve.",
+         "Repository content the command would act on: a git config key (in the repository's "
+         "config, an included file, a worktree or submodule config) outside the allowlist of keys "
+         "known to be inert, a post-index-change hook, a partial clone for a git command that reads "
+         "objects (git would fetch them), a project .npmrc key outside npm's inert list, a read "
+         "operand that resolves to a FIFO, socket or device, a config file git or npm would hang or "
+         "die on; cargo or rustc under a rust-toolchain file that rustup would install; "
+         "also any of these after a `cd` whose target the checker cannot resolve.",
          "A repository's own config can make plain `git status` or `git diff` run a program; a "
-         "directory can hold a crafted repository.",
+         "directory can hold a crafted repository, a FIFO or a symlink to a device.",
          "# git status, in a repository whose .git/config sets core.fsmonitor",
-         "Inspect the named config file and remove the key, or run git outside plan mode with the "
-         "hardened environment (bash_policy.hardened_env).",
+         "Inspect the named file and remove the key (or trust it: trusted_repo_keys), or run the "
+         "command outside plan mode with the hardened environment (bash_policy.hardened_env).",
          'git status'),
     CodeInfo("BP602", "out-of-scope",
          "With `scope_roots` set: a path operand, flag value or `<` redirection outside those roots.",

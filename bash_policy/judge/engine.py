@@ -23,6 +23,7 @@ from .codes import Code, Effect
 from .flow import command_directories
 from .policy import Policy
 from .rules import engine_rule
+from .rules.files import check_special_operands
 from .scope import check_scope
 from .spec import CommandSpec, Flag
 from .verdict import Denial, Verdict
@@ -780,6 +781,8 @@ class ArgvReader:
             self.deny(Code.BP406, pos[0].span, f"`{spec.display}` takes no operands here",
                       f"drop `{pos[0].text}`", rule=OPERANDS)
             return
+        if role == "read" and pos and ctx.cwd is not None:
+            check_special_operands(pos, ctx)  # FIFOs and devices (bash_policy/judge/rules/files.py)
         limit = spec.positionals.max
         if limit is None:
             return

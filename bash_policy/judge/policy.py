@@ -25,7 +25,9 @@ SPEC_DIR = Path(__file__).with_name("specs")
 _DEFAULTS_FILE = Path(__file__).with_name("defaults.toml")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _CONFIG_KEYS = {"trusted_dirs", "write_targets", "network_paths", "env", "limits", "programs",
-                "scope_roots", "crosscheck", "stdin_script"}
+                "scope_roots", "crosscheck", "stdin_script", "trusted_repo_keys"}
+# Tools whose repository config is read with an allowlist of inert keys (docs/config.md).
+REPO_CONFIG_TOOLS = ("git", "npm")
 # Whether a second parser (bashlex) must agree before a command is allowed (docs/crosscheck.md).
 CROSSCHECK_MODES = ("auto", "required", "off")
 
@@ -75,6 +77,8 @@ class Policy:
     # Whether the harness may pipe the script into bash, so that a command on an
     # earlier line could read the later lines (BP108); false for `bash -c` harnesses.
     stdin_script: bool = True
+    # Repository config keys the user trusts beyond the inert allowlist, per tool.
+    trusted_repo_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     _specs: dict[str, CommandSpec | None] = field(default_factory=dict, repr=False)
 
     # -- construction ------------------------------------------------------
@@ -109,6 +113,8 @@ class Policy:
                 if not isinstance(data[key], list) or not all(isinstance(v, str) for v in data[key]):
                     raise ConfigError(f"{source}: {key}: expected a list of strings")
                 merged[key] = data[key]
+        if "trusted_repo_keys" in data:
+            merged["trusted_repo_keys"] = data["trusted_repo_keys"]
         if "env" in data:
             if not isinstance(data["env"], Mapping):
                 raise ConfigError(f"{source}: env: expected a table")
@@ -160,6 +166,15 @@ class Policy:
         crosscheck = data.get("crosscheck", "auto")
         if crosscheck not in CROSSCHECK_MODES:
             raise ConfigError(f"{source}: crosscheck: expected one of {', '.join(CROSSCHECK_MODES)}")
+        trusted_keys = data.get("trusted_repo_keys", {})
+        if not isinstance(trusted_keys, Mapping):
+            raise ConfigError(f"{source}: trusted_repo_keys: expected a table of tools")
+        for tool, keys in trusted_keys.items():
+            if tool not in REPO_CONFIG_TOOLS:
+                raise ConfigError(f"{source}: trusted_repo_keys: unknown tool {tool!r} "
+                                  f"(known: {', '.join(REPO_CONFIG_TOOLS)})")
+            if not isinstance(keys, list) or not all(isinstance(k, str) and k for k in keys):
+                raise ConfigError(f"{source}: trusted_repo_keys.{tool}: expected a list of key names")
         return cls(
             trusted_dirs=tuple(d.rstrip("/") for d in data.get("trusted_dirs", ())),
             write_targets=frozenset(data.get("write_targets", ())),
@@ -172,6 +187,7 @@ class Policy:
             source=source,
             crosscheck=crosscheck,
             stdin_script=stdin_script,
+            trusted_repo_keys={tool: tuple(keys) for tool, keys in trusted_keys.items()},
         )
 
     # -- specs -------------------------------------------------------------

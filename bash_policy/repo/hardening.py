@@ -28,6 +28,16 @@ GIT_OVERRIDES: tuple[tuple[str, str], ...] = (
     ("gpg.x509.program", "gpgsm"),
     ("gpg.ssh.program", "ssh-keygen"),
     ("log.showSignature", "false"),
+    # No transport at all: a partial clone's lazy fetch fails instead of reaching the
+    # promisor remote's URL (git 2.39 has no GIT_NO_LAZY_FETCH).  Per-protocol keys beat
+    # protocol.allow, so each protocol git knows is named (tried: `git log -1` in a
+    # promisor repository then fails with "transport 'file' not allowed").
+    ("protocol.allow", "never"),
+    ("protocol.file.allow", "never"),
+    ("protocol.git.allow", "never"),
+    ("protocol.ssh.allow", "never"),
+    ("protocol.http.allow", "never"),
+    ("protocol.https.allow", "never"),
     ("protocol.ext.allow", "never"),
     ("safe.bareRepository", "explicit"),   # a bare repository inside a project is not used
     ("submodule.recurse", "false"),
@@ -60,15 +70,17 @@ ENV_UNSET_PREFIXES = ("BASH_FUNC_",)  # exported shell functions shadow program 
 
 
 # Values that start no program, for keys found in a repository's config
-# (`*` = any subsection); every other program key is overridden with "", which
-# makes git fail ("cannot run") instead of running a program.
+# (`*` = any subsection); every other key outside the inert allowlist is
+# overridden with "", which makes git fail ("cannot run") instead of running a
+# program, or is ignored by git as an empty setting.
 NEUTRAL_VALUES = {"core.fsmonitor": "false", "core.pager": "cat", "pager.*": "false",
-                  "core.sshcommand": "ssh", "diff.*.textconv": "cat",
-                  "protocol.allow": "never", "protocol.ext.allow": "never"}
+                  "core.sshcommand": "ssh", "diff.*.textconv": "cat", "log.showsignature": "false",
+                  "protocol.allow": "never", "protocol.*.allow": "never"}
 
 
 def repository_overrides(cwd: str) -> list[tuple[str, str]]:
-    """Overrides for each program-running key in the repository at `cwd` and its submodules.
+    """Overrides for each key of the repository at `cwd` (and its submodules) that
+    is not known to be inert (bash_policy/repo/gitkeys.py).
 
     Driver names (`diff.NAME.textconv`, `filter.NAME.clean`) and an external
     diff are the repository's own choice, so no fixed list covers them, and
@@ -76,19 +88,18 @@ def repository_overrides(cwd: str) -> list[tuple[str, str]]:
     """
     from fnmatch import fnmatchcase
 
+    from .files import Unreadable
     from .gitconfig import ConfigSyntaxError
     from .gitrepo import discover, findings
 
-    repo = discover(cwd)
-    if repo is None:
-        return []
     try:
-        found = findings(repo)
-    except ConfigSyntaxError:
+        repo = discover(cwd)
+        found = findings(repo) if repo is not None else []
+    except (ConfigSyntaxError, Unreadable):
         return []  # the checker denies; git itself rejects most such files
     pairs = []
     for finding in found:
-        if finding.kind != "key":
+        if finding.kind != "key" or finding.what.lower().startswith(("include.", "includeif.")):
             continue
         section, _, rest = finding.what.partition(".")
         sub, _, key = rest.rpartition(".")

@@ -30,9 +30,10 @@ _REFLOG_WRITES = frozenset({"expire", "delete", "drop"})
 @rule("git_global", codes=[Code.BP400, Code.BP601],
       deny=["git --exec-path=/tmp status"], allow=["git --exec-path", "git -C src status"])
 def git_global(inv, ctx) -> None:
-    """`git --exec-path=PATH`, and repositories whose own config names a program git runs.
+    """`git --exec-path=PATH`, and repositories whose config is not known to be inert.
     With a value git runs its subcommands from PATH; the repository's config is
-    read as git would read it (bash_policy/repo/gitrepo.py)."""
+    read as git would read it (bash_policy/repo/gitrepo.py), every key outside the
+    inert allowlist denies, and a partial clone denies commands that fetch."""
     for use in inv.uses("--exec-path"):
         if use.value is not None:
             ctx.deny(Code.BP400, use.word.span,

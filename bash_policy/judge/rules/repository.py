@@ -1,24 +1,48 @@
-"""git: deny a command whose repository's own config names a program git runs.
+"""git: deny a command whose repository holds config, hooks or promisor remotes it would act on.
 
 Called from git's top-level hook with the global options read.  The
 repository is the one git would use: the segment's directory (after earlier
 `cd`s, bash_policy/judge/rules/cd.py), moved by each `-C`, or named by `--git-dir`
-/ `--bare`; bash_policy/repo/gitrepo.py finds it and reads its config.
+/ `--bare`; bash_policy/repo/gitrepo.py finds it and reads what git reads.
+Repository config is untrusted: every key outside the inert allowlist
+(bash_policy/repo/gitkeys.py) denies, unless the policy trusts it
+(`trusted_repo_keys.git`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 
+from ...repo.files import Unreadable
 from ...repo.gitconfig import ConfigSyntaxError
-from ...repo.gitrepo import Repository, discover, findings, open_git_dir
+from ...repo.gitrepo import Repository, discover, inspect, open_git_dir
 from ..codes import Code, Effect
 from .cd import known_directories
 
 _NO_CWD_NOTE = ("the repository config was not checked: no working directory was given "
                 "(check(cmd, cwd=DIR) or --cwd DIR)")
-_HINT = ("inspect that config and remove the key if you do not trust it, or run git outside "
-         "plan mode with the hardened environment (bash_policy.hardened_env)")
+_HINT = ("read that config (`git config --list --show-origin`) and remove the key if you do not "
+         "trust it, or trust it in the policy (trusted_repo_keys.git, docs/config.md)")
+
+# Subcommands that read no object from the object store, whatever their operands, so a
+# partial clone never fetches for them.  Tried with git 2.39.5 under strace in a promisor
+# repository whose every object is missing (tests/test_gitrepo.py, test_partial_clone_*):
+# each of these started no `git fetch`; status, log, show, diff, blame, grep, cat-file,
+# ls-tree, show-ref, for-each-ref, describe, stash list and the rest did.
+_NO_OBJECTS = frozenset({"version", "var", "check-ref-format", "count-objects", "symbolic-ref",
+                         "remote", "worktree", "check-ignore", "fsck"})
+# Subcommands that read objects only with some options or operands.
+_OBJECT_OPTIONS = {"config": ("--blob",), "check-attr": ("--source",),
+                   "ls-files": ("--with-tree",)}
+# `git branch` / `git tag` list refs only with these options; -v, --contains, --sort,
+# --format and the like read commits.  Letters: the short options that may cluster.
+_LIST_ONLY = {"branch": ({"--list", "--all", "--remotes", "--show-current", "--no-color",
+                          "--no-column", "--ignore-case", "--quiet"}, set("lariq")),
+              "tag": ({"--list", "--no-color", "--no-column", "--ignore-case"}, set("li"))}
+# rev-parse resolves plain ref names without reading objects; `~`, `^`, `:` and `@{`
+# navigate through commits and trees, and --disambiguate lists objects.
+_PLAIN_REF = re.compile(r"[A-Za-z0-9._/+-]+")
 
 
 def _repository(directory: str, inv) -> tuple[Repository | None, str]:
@@ -41,27 +65,84 @@ def _repository(directory: str, inv) -> tuple[Repository | None, str]:
     return discover(directory), directory
 
 
+def _subcommand(inv) -> tuple[str | None, list]:
+    """The subcommand word's value and the words after it."""
+    end = 1
+    for use in inv.flags:
+        after = use.index + 1
+        if use.value_word is not None and use.value_word is not use.word:
+            after += 1
+        end = max(end, after)
+    if end >= len(inv.words):
+        return None, []
+    return inv.words[end].value, list(inv.words[end + 1:])
+
+
+def _may_fetch(sub: str | None, rest) -> bool:
+    """Whether `git SUB REST` may read an object, which a partial clone fetches when missing."""
+    if sub is None or sub in _NO_OBJECTS:
+        return False
+    values = [w.value for w in rest]
+    if None in values:
+        return True
+    if sub in _OBJECT_OPTIONS:
+        return any(v.startswith(_OBJECT_OPTIONS[sub]) for v in values)
+    if sub in _LIST_ONLY:
+        longs, letters = _LIST_ONLY[sub]
+        for v in values:
+            if v.startswith("--color=") or v == "--color" or v.startswith("--column"):
+                continue
+            if v.startswith("--") and v not in longs:
+                return True
+            if v.startswith("-") and not v.startswith("--") and not set(v[1:]) <= letters:
+                return True
+        return False
+    if sub == "rev-parse":
+        return any(v.startswith("--disambiguate") or
+                   (not v.startswith("-") and not _PLAIN_REF.fullmatch(v)) for v in values)
+    return True
+
+
+def _deny_findings(report, where: str, anchor, ctx) -> None:
+    for finding in report.findings:
+        if finding.kind == "hook":
+            message = (f"the repository at {where} has {finding.what} ({finding.path}), "
+                       "which `git status` runs when it refreshes the index")
+            hint = "remove the hook if you do not trust it, or run git outside plan mode"
+        else:
+            value = finding.value if finding.value is not None else "true"
+            message = (f"the repository config {finding.path} sets `{finding.what}` = `{value}`: "
+                       f"{finding.why}; repository config is untrusted, so only keys known to "
+                       "run nothing are allowed")
+            hint = _HINT
+        ctx.deny(Code.BP601, anchor, message, hint, Effect.EXEC)
+
+
 def git_repo_config(inv, ctx) -> None:
-    """Deny when the repository this git command uses names a program in its config."""
+    """Deny when the repository this git command uses may run a program or fetch for it."""
     anchor = inv.words[0].span
+    trusted = tuple(ctx.policy.trusted_repo_keys.get("git", ()))
+    sub, rest = _subcommand(inv)
     checked: set[str] = set()
     for directory in known_directories(ctx, anchor, "its repository config", _NO_CWD_NOTE, Effect.EXEC):
-        repo, where = _repository(directory, inv)
-        if repo is None or repo.git_dir in checked:
-            continue
-        checked.add(repo.git_dir)
         try:
-            found = findings(repo)
-        except ConfigSyntaxError as error:
-            ctx.deny(Code.BP601, anchor, f"the repository config of {where} cannot be read: {error}",
-                     "fix the config file, or run git outside plan mode", Effect.EXEC)
+            repo, where = _repository(directory, inv)
+            if repo is None or repo.git_dir in checked:
+                continue
+            checked.add(repo.git_dir)
+            report = inspect(repo, trusted)
+        except (ConfigSyntaxError, Unreadable) as error:
+            ctx.deny(Code.BP601, anchor, f"the repository at {os.path.realpath(directory)} cannot be "
+                     f"judged: {error}", "fix or remove that file, or run git outside plan mode",
+                     Effect.EXEC)
             continue
-        for finding in found:
-            if finding.kind == "hook":
-                message = (f"the repository at {where} has {finding.what} ({finding.path}), "
-                           "which `git status` runs when it refreshes the index")
-            else:
-                message = (f"the repository config {finding.path} sets `{finding.what}` = "
-                           f"`{finding.value if finding.value is not None else 'true'}`, "
-                           "a program git may run for this command")
-            ctx.deny(Code.BP601, anchor, message, _HINT, Effect.EXEC)
+        _deny_findings(report, where, anchor, ctx)
+        if report.promisor and _may_fetch(sub, rest):
+            ctx.deny(Code.BP601, anchor,
+                     f"the repository at {where} is a partial clone ({report.promisor[0]}): "
+                     f"`git {sub}` may need objects it does not have, and git then fetches them "
+                     "from the promisor remote's URL, which the repository chooses (and may run "
+                     "`git maintenance` afterwards)",
+                     "in a partial clone, use commands that read no objects (git ls-files, "
+                     "git rev-parse, git branch, git remote -v); fetch outside plan mode first",
+                     Effect.NETWORK)

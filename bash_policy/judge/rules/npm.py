@@ -1,0 +1,73 @@
+"""npm: a project `.npmrc` outside the inert allowlist, and `npm view` of anything but a registry name.
+
+The project's `.npmrc` is repository content (bash_policy/repo/npmrc.py).
+`npm view SPEC` resolves SPEC with npm-package-arg: a registry name (`pkg`,
+`@scope/pkg`, `pkg@1.2`, `pkg@latest`, `pkg@^1`) asks the registry; a git
+spec (`github:o/r`, `o/r`, `git+https://…`), a tarball URL, a path or an alias
+(`x@npm:y`) clones or downloads from any host, running the `git` program
+npm is configured with.  Checked with npm 11.19.1: `npm view git+file:///repo`
+ran `git ls-remote`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...repo.files import Unreadable
+from ...repo.npmrc import NpmrcError, findings
+from ..codes import Code, Effect
+from . import rule
+from .cd import known_directories
+
+# Subcommands that send requests to the registry.
+_ONLINE = frozenset({"view", "info", "show", "v"})
+_NO_CWD_NOTE = ("the project's .npmrc was not checked: no working directory was given "
+                "(check(cmd, cwd=DIR) or --cwd DIR)")
+# validate-npm-package-name: lower-case URL-safe names, optionally scoped; then an optional
+# `@version`, `@tag` or `@range` holding neither `/` nor `:` (which make it a git spec, a
+# URL or an alias) and not starting with `.` or `~/` (a path).
+_REGISTRY_SPEC = re.compile(r"(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*"
+                            r"(@(?![.]|~/)[^/:\\\s]*)?")
+
+
+@rule("npm_project_config", codes=[Code.BP601], deny=[], allow=["npm ls"],
+      untestable="needs a project with an .npmrc: tests/test_npm.py")
+def npm_project_config(inv, ctx) -> None:
+    """npm in a project whose .npmrc sets a key not known to be inert.
+    A project .npmrc can name the git program npm runs, a log or cache directory
+    it writes to, or a registry host that receives credentials."""
+    anchor = inv.words[0].span
+    sub = next((w.value for w in inv.words[1:] if w.value and not w.value.startswith("-")), None)
+    online = sub in _ONLINE
+    trusted = tuple(ctx.policy.trusted_repo_keys.get("npm", ()))
+    for directory in known_directories(ctx, anchor, "its project .npmrc", _NO_CWD_NOTE, Effect.EXEC):
+        try:
+            found = findings(directory, online, trusted)
+        except (Unreadable, NpmrcError) as error:
+            ctx.deny(Code.BP601, anchor, f"the project .npmrc cannot be judged: {error}",
+                     "fix or remove that file, or run npm outside plan mode", Effect.EXEC)
+            continue
+        for path, line, key, value, why in found:
+            ctx.deny(Code.BP601, anchor,
+                     f"the project config {path}:{line} sets `{key}` = `{value}`: {why}; a "
+                     "project's .npmrc is untrusted, so only keys known to be inert are allowed",
+                     "read the file and remove the key if you do not trust it, or trust it in the "
+                     "policy (trusted_repo_keys.npm, docs/config.md)", Effect.EXEC)
+
+
+@rule("npm_view_spec", codes=[Code.BP406],
+      deny=["npm view github:o/r", "npm view o/r", "npm view git+https://h/x.git",
+            "npm view ./dir", "npm view x@npm:y", "npm view https://h/x.tgz"],
+      allow=["npm view react", "npm view @types/node@20 version", "npm view lodash@'^4' dist.tarball"])
+def npm_view_spec(inv, ctx) -> None:
+    """`npm view` of anything but a registry package name: git specs, URLs, paths, aliases.
+    Those clone or download from any host, running the git program npm is configured with."""
+    if not inv.positionals:
+        return   # the current project's own name, from package.json
+    spec = inv.positionals[0]
+    if spec.value is not None and _REGISTRY_SPEC.fullmatch(spec.value):
+        return
+    ctx.deny(Code.BP406, spec.span,
+             f"`npm {inv.spec.path[-1]} {spec.text}` is not a registry package name: npm would treat "
+             "it as a git repository, URL, path or alias and clone or download it",
+             "name a package on the registry: `npm view NAME[@VERSION] [FIELD]`", Effect.NETWORK)

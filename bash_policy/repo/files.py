@@ -1,0 +1,70 @@
+"""Reading repository files without trusting what kind of file they are.
+
+A directory the agent explores may hold FIFOs, sockets and symlinks to
+devices (a committed `README.md -> /dev/zero`, a `.git/config` that is a
+FIFO).  Opening a FIFO for reading blocks until a writer comes, and a device
+may never end, so both the checker's own reads and the programs it allows
+would hang.  `special_file` tells whether a path is one of those;
+`read_text` reads a config file the way a program would, but refuses
+anything that is not a regular file instead of hanging.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+# A config file larger than this is not something a person wrote; reading it
+# would only make the check slow.
+MAX_CONFIG_BYTES = 1 << 20
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+class Unreadable(ValueError):
+    """A file git or npm would read that the checker cannot judge: the message says why."""
+
+
+def special_file(path: str) -> str | None:
+    """What `path` is when it resolves (through symlinks) to something other
+    than a regular file or a directory: "a FIFO (named pipe)", "a character
+    device"...; None for regular files, directories and missing paths."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), None)
+
+
+def read_text(path: str, limit: int = MAX_CONFIG_BYTES) -> str | None:
+    """The text of the regular file at `path`, or None when nothing is there.
+
+    Raises Unreadable for a special file, a directory, a file over `limit`
+    bytes or a read error: the caller fails closed.  The file is opened
+    non-blocking and checked again after opening, so a FIFO swapped in
+    between cannot block the checker.
+    """
+    try:
+        before = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        raise Unreadable(f"{path}: {error.strerror}") from None
+    what = special_file(path)
+    if what is not None:
+        raise Unreadable(f"{path} is {what}")
+    if stat.S_ISDIR(before.st_mode):
+        raise Unreadable(f"{path} is a directory")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise Unreadable(f"{path}: {error.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise Unreadable(f"{path} changed into something other than a regular file")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise Unreadable(f"{path} is larger than {limit} bytes")
+    return data.decode("utf-8", errors="surrogateescape")

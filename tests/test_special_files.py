@@ -1,0 +1,53 @@
+"""Read operands that resolve to FIFOs, sockets or devices deny (with a working directory)."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from bash_policy import check
+from bash_policy.repo.files import special_file
+
+
+def codes(command, cwd):
+    return [d.code for d in check(command, cwd=str(cwd)).denials]
+
+
+def test_committed_symlink_to_a_device_denies(tmp_path):
+    (tmp_path / "README.md").symlink_to("/dev/zero")
+    verdict = check("head -n 5 README.md", cwd=str(tmp_path))
+    assert [d.code for d in verdict.denials] == ["BP601"]
+    assert "/dev/zero" in verdict.denials[0].message and verdict.denials[0].effect == "hang"
+    assert verdict.denials[0].rule == "special_operand"
+
+
+def test_fifo_and_socket_deny(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(tmp_path / "sock"))
+    try:
+        assert codes("cat pipe", tmp_path) == ["BP601"]
+        assert codes("wc -l sock", tmp_path) == ["BP601"]
+        assert special_file(str(tmp_path / "sock")) == "a socket"
+    finally:
+        server.close()
+
+
+def test_regular_files_directories_and_streams_pass(tmp_path):
+    (tmp_path / "a.txt").write_text("x\n")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "null").symlink_to("/dev/null")
+    for command in ("head -n 5 a.txt", "ls d", "cat missing", "diff a.txt /dev/null", "cat null",
+                    "cat -"):
+        assert check(command, cwd=str(tmp_path)).allowed, command
+
+
+def test_cd_is_followed(tmp_path):
+    (tmp_path / "sub").mkdir()
+    os.mkfifo(tmp_path / "sub" / "p")
+    assert codes("cd sub && cat p", tmp_path) == ["BP601"]
+    assert check("cat p", cwd=str(tmp_path)).allowed
+
+
+def test_without_cwd_nothing_is_looked_up():
+    assert check("head -n 5 README.md").allowed
