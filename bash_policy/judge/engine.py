@@ -233,7 +233,7 @@ class Context:
     def run_rule(self, name: str, inv: Invocation) -> None:
         outer, self.rule = self.rule, name
         try:
-            rules.get(name)(inv, self)
+            rules.get(name).check(inv, self)
         finally:
             self.rule = outer
 

@@ -116,8 +116,8 @@ class _WordBuilder:
         if quoted:
             self.quoted = True
 
-    def expansion(self, kind: str, start: int, end: int, body=None) -> None:
-        self.expansions.append(Expansion(kind, Span(start, end), body))
+    def expansion(self, kind: str, start: int, end: int, body=None, quoted: bool = False) -> None:
+        self.expansions.append(Expansion(kind, Span(start, end), body, quoted))
         self.units.append("$")
         self.offsets.append(self.length)
 
@@ -318,15 +318,15 @@ class Reader:
         if nxt == "(":
             third, k = self.char(j)
             if third == "(":
-                return self.arithmetic(i, k, b)
-            return self.substitution(i, j, b, COMMAND_SUB)
+                return self.arithmetic(i, k, b, quoted)
+            return self.substitution(i, j, b, COMMAND_SUB, quoted)
         if nxt == "{":
             m = _NAME.match(s, j)
             end = m.end() if m else (j + 1 if j < self.n and s[j] in _SPECIAL_PARAMS else j)
             if end == j or not s.startswith("}", end):
                 self.fail(i, "`${…}` with operators is not supported: its value and extent are "
                              "unknown to the checker", "write the value literally", code="BP201")
-            b.expansion(PARAMETER, i, end + 1)
+            b.expansion(PARAMETER, i, end + 1, quoted=quoted)
             return end + 1
         if nxt == "[":
             self.fail(i, "`$[…]` arithmetic is not supported", "write the number literally",
@@ -350,7 +350,7 @@ class Reader:
             b.quoted = True
             return k
         if nxt and (nxt in _SPECIAL_PARAMS):
-            b.expansion(PARAMETER, i, j)
+            b.expansion(PARAMETER, i, j, quoted=quoted)
             return j
         if nxt and (nxt.isascii() and (nxt.isalpha() or nxt == "_")):
             end = j  # a name goes on across removed continuations: `$A\<newline>B` is $AB
@@ -359,12 +359,13 @@ class Reader:
                 if not (ch.isascii() and (ch.isalnum() or ch == "_")):
                     break
                 end = k
-            b.expansion(PARAMETER, i, end)
+            b.expansion(PARAMETER, i, end, quoted=quoted)
             return end
         b.literal("$", quoted)
         return i + 1
 
-    def substitution(self, start: int, open_paren_end: int, b: _WordBuilder, kind: str) -> int:
+    def substitution(self, start: int, open_paren_end: int, b: _WordBuilder, kind: str,
+                     quoted: bool = False) -> int:
         """`$(…)`, `<(…)` or `>(…)`: the inner commands, read by a nested reader."""
         if self.depth >= 50:
             self.fail(start, "substitutions nested too deeply", code="BP103")
@@ -377,13 +378,13 @@ class Reader:
         if inner.heredocs or inner.bodies:
             self.fail(start, "here-documents inside a substitution are not supported",
                       "put the here-document in a command of its own")
-        b.expansion(kind, start, close.end, body)
+        b.expansion(kind, start, close.end, body, quoted)
         return close.end
 
-    def arithmetic(self, start: int, i: int, b: _WordBuilder) -> int:
+    def arithmetic(self, start: int, i: int, b: _WordBuilder, quoted: bool) -> int:
         """`$((…))` with numbers and operators only (names would be evaluated)."""
         end = self.arith_end(start, i)
-        b.expansion(ARITHMETIC, start, end)
+        b.expansion(ARITHMETIC, start, end, quoted=quoted)
         return end
 
     def arith_end(self, start: int, i: int, code: str = "BP202") -> int:

@@ -48,6 +48,7 @@ class Expansion:
     kind: str
     span: Span
     body: "List | None" = None
+    quoted: bool = False  # inside double quotes: the result is not split into words
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,8 +321,8 @@ def to_dict(node):
         return [to_dict(item) for item in node]
     if isinstance(node, Word):
         return {"text": node.text, "span": to_dict(node.span), "value": node.value,
-                "expansions": [{"kind": e.kind, "span": to_dict(e.span), "body": to_dict(e.body)}
-                               for e in node.expansions]}
+                "expansions": [{"kind": e.kind, "span": to_dict(e.span), "body": to_dict(e.body),
+                                "quoted": e.quoted} for e in node.expansions]}
     out = {"type": type(node).__name__}
     for name in node.__dataclass_fields__:
         out[name] = to_dict(getattr(node, name))

@@ -36,6 +36,12 @@ class Rule:
     allow: tuple[str, ...]
     check: Check | None = None
     untestable: str = ""  # why the default policy cannot show a denial, and where it is tested
+    # The flags whose values the rule reads (None: any); a flag outside them may
+    # take a value the checker cannot know (`--author="$USER"`).
+    reads: frozenset[str] | None = None
+    # Whether the rule judges operands whose value is unknown (a `$var`, a `$(…)`)
+    # itself; otherwise the engine denies those operands for its programs.
+    unknown_operands: bool = False
 
     @property
     def kind(self) -> str:
@@ -65,14 +71,15 @@ def _doc(text: str | None, name: str) -> tuple[str, str]:
 
 
 def rule(name: str, *, codes: Iterable[Code], deny: Iterable[str], allow: Iterable[str],
-         untestable: str = ""):
+         untestable: str = "", reads: Iterable[str] | None = None, unknown_operands: bool = False):
     """Register a program rule: `def check(inv, ctx)`, whose docstring's first
-    line says what it blocks and the rest why."""
+    line says what it blocks and the rest why.  `reads` lists the flags whose
+    values it inspects (`inv.uses` refuses others, so the list cannot drift)."""
 
     def register(check: Check) -> Check:
         summary, why = _doc(check.__doc__, name)
         _register(Rule(name, summary, why, tuple(codes), tuple(deny), tuple(allow), check,
-                       untestable))
+                       untestable, None if reads is None else frozenset(reads), unknown_operands))
         return check
 
     return register
@@ -103,9 +110,9 @@ def exists(name: str) -> bool:
     return rule is not None and rule.check is not None
 
 
-def get(name: str) -> Check:
-    """The check function of program rule `name` (specs name it as `hook`)."""
+def get(name: str) -> Rule:
+    """Program rule `name` (specs name it as `hook`)."""
     rule = load_all().get(name)
     if rule is None or rule.check is None:
         raise LookupError(f"no program rule named {name!r}")
-    return rule.check
+    return rule

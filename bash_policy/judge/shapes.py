@@ -1,0 +1,111 @@
+"""What a word can become at run time, when its value is not known.
+
+The engine allows a word whose value it cannot know only where no value it
+can take does harm (issue 11): a read operand of a program whose every flag is
+harmless, or a word that is one word and cannot start with `-`.  This module
+computes those two facts from the word's expansions and what the script itself
+says about its variables (a `for` loop's words, a `while read` loop's input):
+
+- `single`: bash passes exactly one word.  Quoted expansions, a tilde and a
+  process substitution are one word; an unquoted expansion is split at blanks
+  and globbed, a glob or brace expansion may be many.
+- `dash_safe`: no word it becomes starts with `-`, so no program reads it as
+  a flag: a literal prefix that does not start with `-` (`src/*.py`,
+  `"./$f"`), a tilde or `$PWD`/`$HOME` (absolute paths from the harness's
+  environment), `/dev/fd/N` from a process substitution, or a loop variable
+  whose every value is such a word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..read.model import (
+    ANSI_C, BRACE, COMMAND_SUB, EXTGLOB, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE, Word,
+)
+
+# Variables whose value is an absolute path whenever bash runs: PWD is set by
+# bash itself; HOME is the harness's, the same trust as a tilde.
+_ABSOLUTE = frozenset({"PWD", "HOME"})
+_NAME = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?\Z")
+_IFS_OR_GLOB = re.compile(r"[ \t\n*?\[]")
+
+
+@dataclass(frozen=True)
+class Variable:
+    """What the script lets a variable hold: `dash_safe` when no value can start
+    with `-` (or be empty), `splits_safe` when an unquoted use stays one word."""
+
+    dash_safe: bool
+    splits_safe: bool
+
+
+def loop_variable(words) -> Variable:
+    """The variable of `for NAME in WORDS`: each word's value (or the files a
+    glob matches, which start with its literal prefix)."""
+    dash_safe = splits_safe = True
+    for word in words:
+        if word.value is not None:
+            dash_safe &= word.value != "" and not word.value.startswith("-")
+            splits_safe &= not _IFS_OR_GLOB.search(word.value)
+        elif word.pathname_only and GLOB in {e.kind for e in word.expansions} \
+                and TILDE not in {e.kind for e in word.expansions}:
+            dash_safe &= word.cannot_start_with_dash  # each match starts with the prefix
+            splits_safe = False  # a file name may hold blanks
+        else:
+            dash_safe = splits_safe = False
+    return Variable(dash_safe, splits_safe)
+
+
+UNKNOWN = Variable(False, False)
+
+
+def _name(source: str, expansion) -> str | None:
+    match = _NAME.match(source[expansion.span.start:expansion.span.end])
+    return match[1] if match else None
+
+
+def single(word: Word, source: str, variables: dict[str, Variable]) -> bool:
+    """Whether bash passes exactly one word for `word`."""
+    if word.value is not None:
+        return True
+    for e in word.expansions:
+        if e.kind in (GLOB, BRACE, EXTGLOB):
+            return False
+        if e.kind in (TILDE, PROCESS_SUB, ANSI_C, LOCALE) or e.quoted:
+            continue
+        if e.kind == PARAMETER and variables.get(_name(source, e) or "", UNKNOWN).splits_safe:
+            continue
+        return False
+    return True
+
+
+def dash_safe(word: Word, source: str, variables: dict[str, Variable]) -> bool:
+    """Whether no word `word` becomes can start with `-`."""
+    if word.value is not None:
+        return not word.value.startswith("-")
+    if word.prefix:
+        return not word.prefix.startswith("-")
+    first = word.expansions[0]
+    if first.kind in (TILDE, PROCESS_SUB):
+        return True
+    if first.kind == PARAMETER:
+        name = _name(source, first)
+        return name in _ABSOLUTE or variables.get(name or "", UNKNOWN).dash_safe
+    return False
+
+
+def runs_commands(word: Word) -> bool:
+    """Whether the word holds a substitution whose commands were read."""
+    return any(e.kind in (COMMAND_SUB, PROCESS_SUB) and e.body is not None for e in word.expansions)
+
+
+def unknown_kinds_allowed(word: Word) -> bool:
+    """Expansions the engine can reason about: parameters, command and process
+    substitutions whose commands were read, tildes and globs.  Arithmetic
+    with names never reaches here (the reader denies it); ANSI-C and locale
+    quoting, brace and extended globs stay denied (BP204, BP206, BP207)."""
+    return all(e.kind in (PARAMETER, TILDE, GLOB) or (e.kind in (COMMAND_SUB, PROCESS_SUB)
+                                                      and e.body is not None)
+               for e in word.expansions)
