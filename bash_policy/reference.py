@@ -1,21 +1,41 @@
-"""Human-readable views of specs: `bash-policy programs` and docs/programs/."""
+"""Human-readable views of specs and codes: `bash-policy programs` and
+`bash-policy codes`, as text or JSON."""
 
 from __future__ import annotations
 
+import textwrap
+from typing import Any
+
+from .judge.codes import Code
 from .judge.policy import Policy
-from .judge.spec import CommandSpec
+from .judge.spec import CommandSpec, Flag
 
 
 def listing(policy: Policy) -> str:
-    lines = []
-    for name in policy.program_names():
-        spec = policy.spec(name)
-        mark = "  (denied)" if spec.denied else ""
-        lines.append(f"{name:14} {spec.summary}{mark}")
-    return "\n".join(lines)
+    """Allowed programs, then the known programs that are denied as a whole."""
+    allowed, denied = _split(policy)
+    width = max(len(s.name) for s in allowed + denied) + 2
+    out = [f"allowed ({len(allowed)}):"]
+    out += [f"  {s.name:{width}}{s.summary}" for s in allowed]
+    out += ["", f"denied ({len(denied)}; known, never run in plan mode):"]
+    out += [f"  {s.name:{width}}[{s.denied.category}] {s.denied.why}" for s in denied]
+    return "\n".join(out)
 
 
-def describe(spec: CommandSpec, depth: int = 0) -> str:
+def listing_json(policy: Policy) -> dict[str, Any]:
+    allowed, denied = _split(policy)
+    return {"allowed": [{"name": s.name, "summary": s.summary} for s in allowed],
+            "denied": [{"name": s.name, "summary": s.summary, "category": s.denied.category,
+                        "why": s.denied.why, "fix": s.denied.fix} for s in denied]}
+
+
+def _split(policy: Policy) -> tuple[list[CommandSpec], list[CommandSpec]]:
+    specs = [policy.spec(name) for name in policy.program_names()]
+    return [s for s in specs if not s.denied], [s for s in specs if s.denied]
+
+
+def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
+    """One program's spec; long flag lists wrap at `width`."""
     pad = "  " * depth
     out = [f"{pad}{spec.display}: {spec.summary}".rstrip(": ")]
     if spec.checked:
@@ -23,21 +43,38 @@ def describe(spec: CommandSpec, depth: int = 0) -> str:
     if spec.denied:
         out.append(f"{pad}  denied [{spec.denied.category}]: {spec.denied.why}")
         return "\n".join(out)
-    allowed = [f for f in spec.unique_flags() if f.denied is None]
-    denied = [f for f in spec.unique_flags() if f.denied is not None]
+    allowed = sorted(flag_text(f) for f in spec.unique_flags() if f.denied is None)
     if allowed:
-        out.append(f"{pad}  allowed: " + " ".join(sorted(flag_text(f) for f in allowed)))
-    for f in sorted(denied, key=lambda f: f.names):
+        out += textwrap.wrap(" ".join(allowed), max(width, 40), initial_indent=f"{pad}  allowed: ",
+                             subsequent_indent=f"{pad}           ", break_on_hyphens=False,
+                             break_long_words=False)
+    for f in sorted((f for f in spec.unique_flags() if f.denied is not None), key=lambda f: f.names):
         out.append(f"{pad}  denied {flag_text(f)} [{f.denied.category}]: {f.denied.why}")
     p = spec.positionals
     limit = f", at most {p.max}" if p.max is not None else ""
     out.append(f"{pad}  operands: {p.role}{limit}")
     for sub in spec.subcommands.values():
-        out.append(describe(sub, depth + 1))
+        out.append(describe(sub, width, depth + 1))
     return "\n".join(out)
 
 
-def flag_text(flag) -> str:
+def describe_json(spec: CommandSpec) -> dict[str, Any]:
+    data: dict[str, Any] = {"name": spec.display, "summary": spec.summary, "checked": spec.checked}
+    if spec.denied:
+        data["denied"] = {"category": spec.denied.category, "why": spec.denied.why,
+                          "fix": spec.denied.fix}
+        return data
+    flags = spec.unique_flags()
+    data["allowed_flags"] = sorted(flag_text(f) for f in flags if f.denied is None)
+    data["denied_flags"] = [{"flag": flag_text(f), "category": f.denied.category,
+                             "why": f.denied.why, "fix": f.denied.fix}
+                            for f in sorted(flags, key=lambda f: f.names) if f.denied is not None]
+    data["operands"] = {"role": spec.positionals.role, "max": spec.positionals.max}
+    data["subcommands"] = [describe_json(sub) for sub in spec.subcommands.values()]
+    return data
+
+
+def flag_text(flag: Flag) -> str:
     names = "/".join(flag.names)
     if flag.value == "required":
         names += f"={flag.metavar}"
@@ -46,3 +83,24 @@ def flag_text(flag) -> str:
     if flag.choices:
         names += "{" + ",".join(sorted(flag.choices)) + "}"
     return names
+
+
+def code_listing(codes: dict[str, Code]) -> str:
+    width = max(len(c.name) for c in codes.values()) + 2
+    return "\n".join(f"{c.code}  {c.name:{width}}{_first_sentence(c.blocks)}" for c in codes.values())
+
+
+def _first_sentence(text: str) -> str:
+    head, dot, _ = text.partition(". ")
+    return head + dot.strip()
+
+
+def code_page(c: Code) -> str:
+    """One code as `ruff rule` shows a rule: what, why, example, fix."""
+    return "\n".join([f"{c.code} {c.name}", "", "What it blocks:", _indent(c.blocks), "",
+                      "Why:", _indent(c.why), "", "Example:", f"    {c.example}", "",
+                      "Fix:", _indent(c.fix)])
+
+
+def _indent(text: str) -> str:
+    return textwrap.fill(text, 76, initial_indent="    ", subsequent_indent="    ")

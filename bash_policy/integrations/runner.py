@@ -21,15 +21,10 @@ from typing import Mapping
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_OUTPUT = 1 << 20  # bytes per stream
-TIMEOUT_EXIT = 124  # what timeout(1) returns
-
-USAGE = """\
-usage: bash-policy run [--config FILE] [--cwd DIR] [--timeout SECONDS] [--max-output BYTES] -- COMMAND
-
-Runs COMMAND only if the plan-mode policy allows it (exit 1 with the verdict
-if not), in a hardened, non-interactive bash.  Exits with the command's
-status, or 124 when it timed out.
-"""
+# Exit statuses of `bash-policy run` that are not the command's own, as
+# timeout(1), env(1) and nice(1) use them: 124 timed out, 126 not run.
+TIMEOUT_EXIT = 124
+DENIED_EXIT = 126
 
 
 @dataclass(frozen=True)
@@ -112,50 +107,3 @@ def _kill_group(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def main(argv: list[str]) -> int:
-    from ..judge.policy import Policy
-    from ..render import text
-
-    opts: dict[str, str] = {}
-    rest = list(argv)
-    while rest and rest[0] != "--" and rest[0].startswith("--"):
-        name = rest.pop(0)
-        if name == "--help":
-            print(USAGE, end="")
-            return 0
-        if name not in ("--config", "--cwd", "--timeout", "--max-output") or not rest:
-            return _usage(f"bad option {name}")
-        opts[name] = rest.pop(0)
-    if rest and rest[0] == "--":
-        rest.pop(0)
-    if len(rest) != 1:
-        return _usage("give exactly one COMMAND, quoted")
-    try:
-        timeout = float(opts.get("--timeout", DEFAULT_TIMEOUT))
-        max_output = int(opts.get("--max-output", DEFAULT_MAX_OUTPUT))
-    except ValueError as error:
-        return _usage(str(error))
-    cwd = opts.get("--cwd")
-    policy = Policy.from_file(opts["--config"]) if "--config" in opts else Policy.discover(cwd or ".")
-    result = run(rest[0], cwd=cwd, policy=policy, timeout=timeout, max_output=max_output)
-    if not result.ran:
-        print(f"bash-policy: not run: {text(result.verdict)}", file=sys.stderr)
-        return 1
-    sys.stdout.buffer.write(result.stdout)
-    sys.stdout.flush()
-    sys.stderr.buffer.write(result.stderr)
-    if result.truncated:
-        print(f"\nbash-policy: output cut at {max_output} bytes; the command was stopped",
-              file=sys.stderr)
-    if result.timed_out:
-        print(f"\nbash-policy: stopped after {timeout:g}s", file=sys.stderr)
-        return TIMEOUT_EXIT
-    code = result.returncode or 0
-    return 128 - code if code < 0 else code
-
-
-def _usage(problem: str) -> int:
-    print(f"bash-policy run: {problem}\n\n{USAGE}", end="", file=sys.stderr)
-    return 2
