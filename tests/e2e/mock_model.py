@@ -5,7 +5,9 @@ run one agent turn: Anthropic's Messages API (`POST /v1/messages`, streamed
 as server-sent events) and Gemini's `streamGenerateContent?alt=sse` /
 `generateContent`.  A test sets `script`, the tool calls the model makes in
 order; each request that offers tools gets the next call, and once the
-script is spent the model says "done".  Every request is recorded so a test
+script is spent the model says "done".  A call's arguments may be a
+function of the request body, for paths only the client knows (the plan
+file it named in its system prompt).  Every request is recorded so a test
 can read what the client sent back (the hook's denial reaches the model as
 a tool result).
 
@@ -19,14 +21,16 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable, Union
+
+Args = Union[dict[str, Any], Callable[[dict], dict[str, Any]]]
 
 
 class MockModel:
     """The server and its script; use as a context manager."""
 
     def __init__(self) -> None:
-        self.script: list[tuple[str, dict[str, Any]]] = []
+        self.script: list[tuple[str, Args]] = []
         self.requests: list[dict[str, Any]] = []  # {"path", "body"}
         self.outbound: list[str] = []  # CONNECT targets: traffic meant for elsewhere
         self._lock = threading.Lock()
@@ -43,35 +47,39 @@ class MockModel:
         self._server.shutdown()
         self._server.server_close()
 
-    def reset(self, *calls: tuple[str, dict[str, Any]]) -> None:
+    def reset(self, *calls: tuple[str, Args]) -> None:
         with self._lock:
             self.script = list(calls)
             self.requests.clear()
             self.outbound.clear()
             self._turn = 0
 
-    def next_call(self) -> tuple[str, dict[str, Any]] | None:
+    def next_call(self, body: dict) -> tuple[str, dict[str, Any]] | None:
         with self._lock:
             if self._turn >= len(self.script):
                 return None
             self._turn += 1
-            return self.script[self._turn - 1]
+            name, args = self.script[self._turn - 1]
+        return name, args(body) if callable(args) else args
 
     # -- what came back -----------------------------------------------------
     def tool_results(self) -> list[str]:
-        """The text of every tool result the client sent the model, in order."""
-        out: list[str] = []
-        for request in self.requests:
-            body = request["body"]
-            for message in body.get("messages", []) or []:  # Anthropic
-                for block in message.get("content") or []:
-                    if isinstance(block, dict) and block.get("type") == "tool_result":
-                        out.append(_anthropic_text(block.get("content")))
-            for content in body.get("contents", []) or []:  # Gemini
-                for part in content.get("parts") or []:
-                    if "functionResponse" in part:
-                        out.append(json.dumps(part["functionResponse"].get("response")))
-        return list(dict.fromkeys(out))  # each request repeats the history
+        """The text of every tool result the client sent the model, in order:
+        the longest history among the requests (each repeats the one before)."""
+        return max((_results(r["body"]) for r in self.requests), key=len, default=[])
+
+
+def _results(body: dict) -> list[str]:
+    out = []
+    for message in body.get("messages") or []:  # Anthropic
+        for block in message.get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                out.append(_anthropic_text(block.get("content")))
+    for content in body.get("contents") or []:  # Gemini
+        for part in content.get("parts") or []:
+            if "functionResponse" in part:
+                out.append(json.dumps(part["functionResponse"].get("response")))
+    return out
 
 
 def _anthropic_text(content) -> str:
@@ -124,7 +132,7 @@ def _handler(model: MockModel):
         # -- Anthropic ------------------------------------------------------
         def _anthropic(self, body: dict) -> None:
             tools = {t.get("name") for t in body.get("tools") or []}
-            call = model.next_call() if tools else None
+            call = model.next_call(body) if tools else None
             if call is not None and call[0] not in tools:
                 call = None
             if call is not None:
@@ -173,7 +181,7 @@ def _handler(model: MockModel):
         def _gemini(self, body: dict, stream: bool) -> None:
             tools = {d.get("name") for t in body.get("tools") or []
                      for d in t.get("functionDeclarations") or []}
-            call = model.next_call() if tools else None
+            call = model.next_call(body) if tools else None
             if call is not None and call[0] not in tools:
                 call = None
             if call is not None:
