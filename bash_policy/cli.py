@@ -57,6 +57,7 @@ def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
 def build_parser() -> Parser:
     from . import __version__
     from .integrations.harnesses import HARNESSES
+    from .integrations.runner import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
 
     config = Parser(add_help=False)
     config.add_argument("--config", metavar="FILE",
@@ -65,7 +66,7 @@ def build_parser() -> Parser:
     cwd = Parser(add_help=False)
     cwd.add_argument("--cwd", metavar="DIR", type=_directory, default=".",
                      help="the directory the command runs in (default: the current one)")
-    command = {"nargs": argparse.REMAINDER, "metavar": "COMMAND",
+    command: dict[str, Any] = {"nargs": argparse.REMAINDER, "metavar": "COMMAND",
                "help": "the command line, quoted as one argument, or - to read it from stdin"}
 
     top = Parser(prog="bash-policy", epilog=EXIT_CODES,
@@ -130,8 +131,9 @@ def build_parser() -> Parser:
     p = add("run", cmd_run, "check COMMAND, then run it in a hardened bash only if allowed",
             (config, cwd), "%(prog)s [-h] [--config FILE] [--cwd DIR] [--timeout SECONDS] "
                            "[--max-output BYTES] [--] COMMAND")
-    p.add_argument("--timeout", type=_positive(float), default=60.0, metavar="SECONDS")
-    p.add_argument("--max-output", type=_positive(int), default=1 << 20, metavar="BYTES")
+    p.add_argument("--timeout", type=_positive(float), default=DEFAULT_TIMEOUT, metavar="SECONDS")
+    p.add_argument("--max-output", type=_positive(int), default=DEFAULT_MAX_OUTPUT,
+                   metavar="BYTES")
     p.add_argument("command", **command)
     return top
 

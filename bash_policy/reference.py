@@ -8,30 +8,39 @@ from typing import Any
 
 from .judge.codes import Code
 from .judge.policy import Policy
-from .judge.spec import CommandSpec, Flag
+from .judge.spec import CommandSpec, Effect, Flag
 
 
 def listing(policy: Policy) -> str:
     """Allowed programs, then the known programs that are denied as a whole."""
     allowed, denied = _split(policy)
-    width = max(len(s.name) for s in allowed + denied) + 2
+    width = max(len(s.name) for s in allowed + [s for s, _ in denied]) + 2
     out = [f"allowed ({len(allowed)}):"]
     out += [f"  {s.name:{width}}{s.summary}" for s in allowed]
     out += ["", f"denied ({len(denied)}; known, never run in plan mode):"]
-    out += [f"  {s.name:{width}}[{s.denied.category}] {s.denied.why}" for s in denied]
+    out += [f"  {s.name:{width}}[{e.category}] {e.why}" for s, e in denied]
     return "\n".join(out)
 
 
 def listing_json(policy: Policy) -> dict[str, Any]:
     allowed, denied = _split(policy)
     return {"allowed": [{"name": s.name, "summary": s.summary} for s in allowed],
-            "denied": [{"name": s.name, "summary": s.summary, "category": s.denied.category,
-                        "why": s.denied.why, "fix": s.denied.fix} for s in denied]}
+            "denied": [{"name": s.name, "summary": s.summary, "category": e.category,
+                        "why": e.why, "fix": e.fix} for s, e in denied]}
 
 
-def _split(policy: Policy) -> tuple[list[CommandSpec], list[CommandSpec]]:
-    specs = [policy.spec(name) for name in policy.program_names()]
-    return [s for s in specs if not s.denied], [s for s in specs if s.denied]
+def _split(policy: Policy) -> tuple[list[CommandSpec], list[tuple[CommandSpec, Effect]]]:
+    """Allowed specs, and denied ones with the effect that denies them."""
+    allowed, denied = [], []
+    for name in policy.program_names():
+        spec = policy.spec(name)
+        if spec is None:
+            continue
+        if spec.denied is None:
+            allowed.append(spec)
+        else:
+            denied.append((spec, spec.denied))
+    return allowed, denied
 
 
 def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
@@ -44,12 +53,13 @@ def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
         out.append(f"{pad}  denied [{spec.denied.category}]: {spec.denied.why}")
         return "\n".join(out)
     allowed = sorted(flag_text(f) for f in spec.unique_flags() if f.denied is None)
+    denied = [(f, f.denied) for f in spec.unique_flags() if f.denied is not None]
     if allowed:
         out += textwrap.wrap(" ".join(allowed), max(width, 40), initial_indent=f"{pad}  allowed: ",
                              subsequent_indent=f"{pad}           ", break_on_hyphens=False,
                              break_long_words=False)
-    for f in sorted((f for f in spec.unique_flags() if f.denied is not None), key=lambda f: f.names):
-        out.append(f"{pad}  denied {flag_text(f)} [{f.denied.category}]: {f.denied.why}")
+    for f, effect in sorted(denied, key=lambda pair: pair[0].names):
+        out.append(f"{pad}  denied {flag_text(f)} [{effect.category}]: {effect.why}")
     p = spec.positionals
     limit = f", at most {p.max}" if p.max is not None else ""
     out.append(f"{pad}  operands: {p.role}{limit}")
@@ -64,11 +74,10 @@ def describe_json(spec: CommandSpec) -> dict[str, Any]:
         data["denied"] = {"category": spec.denied.category, "why": spec.denied.why,
                           "fix": spec.denied.fix}
         return data
-    flags = spec.unique_flags()
+    flags = sorted(spec.unique_flags(), key=lambda f: f.names)
     data["allowed_flags"] = sorted(flag_text(f) for f in flags if f.denied is None)
-    data["denied_flags"] = [{"flag": flag_text(f), "category": f.denied.category,
-                             "why": f.denied.why, "fix": f.denied.fix}
-                            for f in sorted(flags, key=lambda f: f.names) if f.denied is not None]
+    data["denied_flags"] = [{"flag": flag_text(f), "category": e.category, "why": e.why,
+                             "fix": e.fix} for f in flags if (e := f.denied) is not None]
     data["operands"] = {"role": spec.positionals.role, "max": spec.positionals.max}
     data["subcommands"] = [describe_json(sub) for sub in spec.subcommands.values()]
     return data

@@ -14,10 +14,12 @@ import selectors
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    from ..judge.verdict import Verdict
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_OUTPUT = 1 << 20  # bytes per stream
@@ -29,7 +31,7 @@ DENIED_EXIT = 126
 
 @dataclass(frozen=True)
 class RunResult:
-    verdict: object  # the Verdict that allowed or refused the command
+    verdict: Verdict  # the verdict that allowed or refused the command
     ran: bool
     returncode: int | None = None
     stdout: bytes = b""
@@ -57,9 +59,12 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         cwd=cwd, env=run_env, start_new_session=True, close_fds=True,
     )
+    pipes = (proc.stdout, proc.stderr)
+    assert pipes[0] is not None and pipes[1] is not None  # both were asked for
     deadline = time.monotonic() + timeout
     try:
-        out, err, timed_out, truncated = _collect(proc, timeout, max_output)
+        out, err, timed_out, truncated = _collect(pipes[0].fileno(), pipes[1].fileno(), timeout,
+                                                  max_output)
         if not (timed_out or truncated):
             # Both pipes closed: let bash exit by itself before anything is killed.
             try:
@@ -68,15 +73,15 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
                 timed_out = True
     finally:
         _kill_group(proc)
-        proc.stdout.close()
-        proc.stderr.close()
+        pipes[0].close()
+        pipes[1].close()
     code = proc.wait()
     return RunResult(verdict, True, code, out, err, timed_out, truncated)
 
 
-def _collect(proc: subprocess.Popen, timeout: float, cap: int):
+def _collect(stdout: int, stderr: int, timeout: float, cap: int):
     """Read both pipes until EOF, the deadline, or `cap` bytes on either."""
-    buffers = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+    buffers = {stdout: bytearray(), stderr: bytearray()}
     deadline = time.monotonic() + timeout
     timed_out = truncated = False
     with selectors.DefaultSelector() as selector:
@@ -97,8 +102,7 @@ def _collect(proc: subprocess.Popen, timeout: float, cap: int):
                 if len(buffer) > cap:
                     del buffer[cap:]
                     truncated = True
-    out, err = (bytes(buffers[f.fileno()]) for f in (proc.stdout, proc.stderr))
-    return out, err, timed_out, truncated
+    return bytes(buffers[stdout]), bytes(buffers[stderr]), timed_out, truncated
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
