@@ -4,11 +4,26 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import Any, Protocol
 
-from .judge.codes import Code
 from .judge.policy import Policy
-from .judge.spec import CommandSpec, Effect, Flag
+from .judge.spec import CommandSpec, Flag
+
+
+class CodePage(Protocol):
+    """An entry of `bash_policy.judge.codes.CODES`."""
+
+    code: str
+    name: str
+    blocks: str
+    why: str
+    example: str
+    fix: str
+
+
+def _kind(effect: Any) -> str:
+    """The category a denied spec or flag falls in (exec, write, …)."""
+    return str(effect.category)
 
 
 def listing(policy: Policy) -> str:
@@ -18,18 +33,18 @@ def listing(policy: Policy) -> str:
     out = [f"allowed ({len(allowed)}):"]
     out += [f"  {s.name:{width}}{s.summary}" for s in allowed]
     out += ["", f"denied ({len(denied)}; known, never run in plan mode):"]
-    out += [f"  {s.name:{width}}[{e.category}] {e.why}" for s, e in denied]
+    out += [f"  {s.name:{width}}[{_kind(e)}] {e.why}" for s, e in denied]
     return "\n".join(out)
 
 
 def listing_json(policy: Policy) -> dict[str, Any]:
     allowed, denied = _split(policy)
     return {"allowed": [{"name": s.name, "summary": s.summary} for s in allowed],
-            "denied": [{"name": s.name, "summary": s.summary, "category": e.category,
+            "denied": [{"name": s.name, "summary": s.summary, "category": _kind(e),
                         "why": e.why, "fix": e.fix} for s, e in denied]}
 
 
-def _split(policy: Policy) -> tuple[list[CommandSpec], list[tuple[CommandSpec, Effect]]]:
+def _split(policy: Policy) -> tuple[list[CommandSpec], list[tuple[CommandSpec, Any]]]:
     """Allowed specs, and denied ones with the effect that denies them."""
     allowed, denied = [], []
     for name in policy.program_names():
@@ -50,7 +65,7 @@ def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
     if spec.checked:
         out.append(f"{pad}  checked: {spec.checked}")
     if spec.denied:
-        out.append(f"{pad}  denied [{spec.denied.category}]: {spec.denied.why}")
+        out.append(f"{pad}  denied [{_kind(spec.denied)}]: {spec.denied.why}")
         return "\n".join(out)
     allowed = sorted(flag_text(f) for f in spec.unique_flags() if f.denied is None)
     denied = [(f, f.denied) for f in spec.unique_flags() if f.denied is not None]
@@ -59,7 +74,7 @@ def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
                              subsequent_indent=f"{pad}           ", break_on_hyphens=False,
                              break_long_words=False)
     for f, effect in sorted(denied, key=lambda pair: pair[0].names):
-        out.append(f"{pad}  denied {flag_text(f)} [{effect.category}]: {effect.why}")
+        out.append(f"{pad}  denied {flag_text(f)} [{_kind(effect)}]: {effect.why}")
     p = spec.positionals
     limit = f", at most {p.max}" if p.max is not None else ""
     out.append(f"{pad}  operands: {p.role}{limit}")
@@ -71,12 +86,12 @@ def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
 def describe_json(spec: CommandSpec) -> dict[str, Any]:
     data: dict[str, Any] = {"name": spec.display, "summary": spec.summary, "checked": spec.checked}
     if spec.denied:
-        data["denied"] = {"category": spec.denied.category, "why": spec.denied.why,
+        data["denied"] = {"category": _kind(spec.denied), "why": spec.denied.why,
                           "fix": spec.denied.fix}
         return data
     flags = sorted(spec.unique_flags(), key=lambda f: f.names)
     data["allowed_flags"] = sorted(flag_text(f) for f in flags if f.denied is None)
-    data["denied_flags"] = [{"flag": flag_text(f), "category": e.category, "why": e.why,
+    data["denied_flags"] = [{"flag": flag_text(f), "category": _kind(e), "why": e.why,
                              "fix": e.fix} for f in flags if (e := f.denied) is not None]
     data["operands"] = {"role": spec.positionals.role, "max": spec.positionals.max}
     data["subcommands"] = [describe_json(sub) for sub in spec.subcommands.values()]
@@ -94,7 +109,7 @@ def flag_text(flag: Flag) -> str:
     return names
 
 
-def code_listing(codes: dict[str, Code]) -> str:
+def code_listing(codes: dict[str, Any]) -> str:
     width = max(len(c.name) for c in codes.values()) + 2
     return "\n".join(f"{c.code}  {c.name:{width}}{_first_sentence(c.blocks)}" for c in codes.values())
 
@@ -104,7 +119,7 @@ def _first_sentence(text: str) -> str:
     return head + dot.strip()
 
 
-def code_page(c: Code) -> str:
+def code_page(c: CodePage) -> str:
     """One code as `ruff rule` shows a rule: what, why, example, fix."""
     return "\n".join([f"{c.code} {c.name}", "", "What it blocks:", _indent(c.blocks), "",
                       "Why:", _indent(c.why), "", "Example:", f"    {c.example}", "",
