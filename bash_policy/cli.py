@@ -294,7 +294,8 @@ def cmd_hook(args) -> int:
     harness = HARNESSES[args.harness]
     opts = adapters.Options(always=args.always, allow_readonly=args.allow_readonly,
                             plan_files=args.plan_file, way_out=args.way_out, config=args.config)
-    if args.print_config:
+    if args.print_config:  # the hook runs in the client's directory: name the config absolutely
+        opts.config = os.path.abspath(opts.config) if opts.config else None
         _emit(adapters.settings_snippet(harness, opts))
         return 0
     return adapters.main(harness, opts)

@@ -347,6 +347,12 @@ def test_print_config_names_the_installed_executable_and_the_printed_command_run
                           env=bare).returncode == 2
 
 
+def test_print_config_names_the_config_absolutely(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["hook", "gemini", "--print-config", "--config", "team.toml"]) == 0
+    assert f"--config {tmp_path / 'team.toml'}" in capsys.readouterr().out
+
+
 def test_snippet_falls_back_to_the_module_when_no_script_is_beside_python(monkeypatch):
     monkeypatch.setattr(adapters.sys, "executable", "/opt/py/bin/python3")
     snippet = json.loads(settings_snippet(GEMINI, Options()))

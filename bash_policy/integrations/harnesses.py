@@ -32,7 +32,6 @@ class Harness:
     cwd_keys: tuple[str, ...]  # tool_input keys naming the shell's directory, relative to cwd
     answer: Callable[[str, str], dict[str, Any]]  # (action, reason) -> the JSON answer
     no_opinion: str  # stdout that leaves the call to the client's own permission flow
-    settings: str  # where the snippet goes
     hook_fields: Mapping[str, Any]  # extra keys of the snippet's hook entry
     plan_files: Callable[[Mapping[str, Any], Mapping[str, str]], tuple[str, ...]]  # (event, env)
     way_out: Callable[[Mapping[str, str], bool], str]  # (env, plan mode is the client's own)
@@ -114,7 +113,6 @@ CLAUDE_CODE = Harness(
         "hookEventName": "PreToolUse", "permissionDecision": action,
         "permissionDecisionReason": reason}},
     no_opinion="",
-    settings=".claude/settings.json",
     hook_fields={},
     plan_files=_claude_plan_file,
     way_out=_claude_way_out,
@@ -139,7 +137,6 @@ GEMINI = Harness(
     cwd_keys=("dir_path", "directory"),
     answer=lambda action, reason: {"decision": action, "reason": reason},
     no_opinion="{}\n",  # stdout must be JSON
-    settings=".gemini/settings.json",
     hook_fields={"name": "bash-policy", "timeout": 10000},
     plan_files=_gemini_plan_files,
     way_out=_gemini_way_out,
