@@ -6,10 +6,13 @@
     deny  BP500,BP200  rg $(id) > out
     allow              json:"cat <<'EOF'\\nhi\\nEOF"
 
-A case is `allow` or `deny`, optionally the codes the denial must include,
-then the command.  A command with a newline is written `json:` followed by a
-JSON string.  Lines `@cwd DIR` set the working directory (relative to the
-corpus file) for the cases below them; `@cwd` alone clears it.
+A case is `allow` or `deny`, then for `deny` optionally the codes the
+denial must include, then the command.  A first word that looks like a code
+must be one (`bp400` or `BP999` is an error, not a command that happens to
+be denied).  A command with a newline is written `json:` followed by a JSON
+string.  Lines `@cwd DIR` set the working directory (relative to the corpus
+file) for the cases below them; `@cwd` alone clears it.  A directory stands
+for every `*.txt` file under it, recursively, in name order.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from .judge.codes import CODES
 from .judge.engine import check
 from .judge.policy import Policy
 from .judge.verdict import Verdict
 
-_CASE = re.compile(r"(allow|deny)(?:\s+(BP\d{3}(?:,BP\d{3})*))?\s+(\S.*)")
+_CASE = re.compile(r"(allow|deny)\s+(\S.*)")
+_CODE_LIKE = re.compile(r"(?i)bp\d+(?:,\S*)?")
 
 
 class CorpusError(ValueError):
@@ -68,7 +73,22 @@ def read_cases(path: str | Path) -> Iterator[Case]:
         match = _CASE.fullmatch(line)
         if not match:
             raise CorpusError(f"{path}:{number}: expected 'allow|deny [CODES] command'")
-        command = match[3]
+        expect, command = match[1], match[2]
+        codes: tuple[str, ...] = ()
+        first, *rest = command.split(None, 1)
+        if _CODE_LIKE.fullmatch(first):
+            codes = tuple(first.split(","))
+            for code in codes:
+                if code not in CODES:
+                    known = code.upper() in CODES
+                    raise CorpusError(f"{path}:{number}: {code!r} is not a code"
+                                      + (f" (write {code.upper()})" if known else "")
+                                      + "; `bash-policy codes` lists them")
+            if expect == "allow":
+                raise CorpusError(f"{path}:{number}: an allow case takes no codes")
+            command = rest[0] if rest else ""
+            if not command:
+                raise CorpusError(f"{path}:{number}: no command after the codes")
         if command.startswith("json:"):
             try:
                 command = json.loads(command[5:])
@@ -76,14 +96,19 @@ def read_cases(path: str | Path) -> Iterator[Case]:
                 raise CorpusError(f"{path}:{number}: bad json: command: {error}") from None
             if not isinstance(command, str):
                 raise CorpusError(f"{path}:{number}: json: must hold a string")
-        codes = tuple(match[2].split(",")) if match[2] else ()
-        yield Case(str(path), number, match[1], codes, command, cwd)
+        yield Case(str(path), number, expect, codes, command, cwd)
 
 
 def corpus_files(paths: Iterable[str | Path]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
-        files.extend(sorted(p.rglob("*.txt")) if p.is_dir() else [p])
+        if p.is_dir():
+            found = sorted(p.rglob("*.txt"))
+            if not found:
+                raise CorpusError(f"{p}: no corpus files (*.txt) in this directory")
+            files.extend(found)
+        else:
+            files.append(p)
     return files
 
 

@@ -7,12 +7,13 @@ from .judge.policy import Policy
 from .render import text
 
 
-def explain(command: str, policy: Policy | None = None, cwd: str | None = None) -> tuple[str, bool]:
+def explain(command: str, policy: Policy | None = None, cwd: str | None = None,
+            color: bool = False) -> tuple[str, bool]:
     verdict = check(command, policy, cwd=cwd)
     out = ["exact reader (bash's grammar) read:", *_reading(verdict.segments)]
     if any(d.code == "BP106" for d in verdict.denials):
         out = _side_by_side(out, _other_reading(command))
-    out.append("verdict: " + text(verdict))
+    out.append("verdict: " + text(verdict, color=color, pointers=True))
     return "\n".join(out), verdict.allowed
 
 

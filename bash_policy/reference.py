@@ -1,43 +1,104 @@
-"""Human-readable views of specs: `bash-policy programs` and docs/programs/."""
+"""Human-readable views of specs and codes: `bash-policy programs` and
+`bash-policy codes`, as text or JSON."""
 
 from __future__ import annotations
 
+import textwrap
+from typing import Any, Protocol
+
 from .judge.policy import Policy
-from .judge.spec import CommandSpec
+from .judge.spec import CommandSpec, Flag, Reason
+
+
+class CodePage(Protocol):
+    """An entry of `bash_policy.judge.codes.CODES`."""
+
+    code: str
+    name: str
+    blocks: str
+    why: str
+    example: str
+    fix: str
+
+
+def _kind(reason: Reason) -> str:
+    """The effect a denied spec or flag would have (exec, write, …)."""
+    return reason.effect.value
 
 
 def listing(policy: Policy) -> str:
-    lines = []
+    """Allowed programs, then the known programs that are denied as a whole."""
+    allowed, denied = _split(policy)
+    width = max(len(s.name) for s in allowed + [s for s, _ in denied]) + 2
+    out = [f"allowed ({len(allowed)}):"]
+    out += [f"  {s.name:{width}}{s.summary}" for s in allowed]
+    out += ["", f"denied ({len(denied)}; known, never run in plan mode):"]
+    out += [f"  {s.name:{width}}[{_kind(e)}] {e.why}" for s, e in denied]
+    return "\n".join(out)
+
+
+def listing_json(policy: Policy) -> dict[str, Any]:
+    allowed, denied = _split(policy)
+    return {"allowed": [{"name": s.name, "summary": s.summary} for s in allowed],
+            "denied": [{"name": s.name, "summary": s.summary, "category": _kind(e),
+                        "why": e.why, "fix": e.fix} for s, e in denied]}
+
+
+def _split(policy: Policy) -> tuple[list[CommandSpec], list[tuple[CommandSpec, Any]]]:
+    """Allowed specs, and denied ones with the effect that denies them."""
+    allowed, denied = [], []
     for name in policy.program_names():
         spec = policy.spec(name)
-        mark = "  (denied)" if spec.denied else ""
-        lines.append(f"{name:14} {spec.summary}{mark}")
-    return "\n".join(lines)
+        if spec is None:
+            continue
+        if spec.denied is None:
+            allowed.append(spec)
+        else:
+            denied.append((spec, spec.denied))
+    return allowed, denied
 
 
-def describe(spec: CommandSpec, depth: int = 0) -> str:
+def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
+    """One program's spec; long flag lists wrap at `width`."""
     pad = "  " * depth
     out = [f"{pad}{spec.display}: {spec.summary}".rstrip(": ")]
     if spec.checked:
         out.append(f"{pad}  checked: {spec.checked}")
     if spec.denied:
-        out.append(f"{pad}  denied [{spec.denied.effect}]: {spec.denied.why}")
+        out.append(f"{pad}  denied [{_kind(spec.denied)}]: {spec.denied.why}")
         return "\n".join(out)
-    allowed = [f for f in spec.unique_flags() if f.denied is None]
-    denied = [f for f in spec.unique_flags() if f.denied is not None]
+    allowed = sorted(flag_text(f) for f in spec.unique_flags() if f.denied is None)
+    denied = [(f, f.denied) for f in spec.unique_flags() if f.denied is not None]
     if allowed:
-        out.append(f"{pad}  allowed: " + " ".join(sorted(flag_text(f) for f in allowed)))
-    for f in sorted(denied, key=lambda f: f.names):
-        out.append(f"{pad}  denied {flag_text(f)} [{f.denied.effect}]: {f.denied.why}")
+        out += textwrap.wrap(" ".join(allowed), max(width, 40), initial_indent=f"{pad}  allowed: ",
+                             subsequent_indent=f"{pad}           ", break_on_hyphens=False,
+                             break_long_words=False)
+    for f, effect in sorted(denied, key=lambda pair: pair[0].names):
+        out.append(f"{pad}  denied {flag_text(f)} [{_kind(effect)}]: {effect.why}")
     p = spec.positionals
     limit = f", at most {p.max}" if p.max is not None else ""
     out.append(f"{pad}  operands: {p.role}{limit}")
     for sub in spec.subcommands.values():
-        out.append(describe(sub, depth + 1))
+        out.append(describe(sub, width, depth + 1))
     return "\n".join(out)
 
 
-def flag_text(flag) -> str:
+def describe_json(spec: CommandSpec) -> dict[str, Any]:
+    data: dict[str, Any] = {"name": spec.display, "summary": spec.summary, "checked": spec.checked}
+    if spec.denied:
+        data["denied"] = {"category": _kind(spec.denied), "why": spec.denied.why,
+                          "fix": spec.denied.fix}
+        return data
+    flags = sorted(spec.unique_flags(), key=lambda f: f.names)
+    data["allowed_flags"] = sorted(flag_text(f) for f in flags if f.denied is None)
+    data["denied_flags"] = [{"flag": flag_text(f), "category": _kind(e), "why": e.why,
+                             "fix": e.fix} for f in flags if (e := f.denied) is not None]
+    data["operands"] = {"role": spec.positionals.role, "max": spec.positionals.max}
+    data["subcommands"] = [describe_json(sub) for sub in spec.subcommands.values()]
+    return data
+
+
+def flag_text(flag: Flag) -> str:
     names = "/".join(flag.names)
     if flag.value == "required":
         names += f"={flag.metavar}"
@@ -46,3 +107,24 @@ def flag_text(flag) -> str:
     if flag.choices:
         names += "{" + ",".join(sorted(flag.choices)) + "}"
     return names
+
+
+def code_listing(codes: dict[str, Any]) -> str:
+    width = max(len(c.name) for c in codes.values()) + 2
+    return "\n".join(f"{c.code}  {c.name:{width}}{_first_sentence(c.blocks)}" for c in codes.values())
+
+
+def _first_sentence(text: str) -> str:
+    head, dot, _ = text.partition(". ")
+    return head + dot.strip()
+
+
+def code_page(c: CodePage) -> str:
+    """One code as `ruff rule` shows a rule: what, why, example, fix."""
+    return "\n".join([f"{c.code} {c.name}", "", "What it blocks:", _indent(c.blocks), "",
+                      "Why:", _indent(c.why), "", "Example:", f"    {c.example}", "",
+                      "Fix:", _indent(c.fix)])
+
+
+def _indent(text: str) -> str:
+    return textwrap.fill(text, 76, initial_indent="    ", subsequent_indent="    ")

@@ -1,4 +1,9 @@
-"""Renderers: a verdict as text for people (caret under the span) or JSON."""
+"""Renderers: a verdict as text for people (caret under the span) or JSON.
+
+Plain text by default: hook reasons, the gate and `run` pass it on to a
+model.  The CLI asks for colour on a terminal and for a pointer to each
+code's page.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,15 @@ import json
 from .judge.verdict import Denial, Verdict
 
 
-def caret_lines(source: str, denial: Denial, indent: str = "    ") -> list[str]:
+# ANSI SGR sequences: bold green, bold red, bold yellow, red.
+_STYLE = {"allowed": "1;32", "denied": "1;31", "code": "1;33", "caret": "31"}
+
+
+def paint(text: str, style: str, color: bool) -> str:
+    return f"\x1b[{_STYLE[style]}m{text}\x1b[0m" if color else text
+
+
+def caret_lines(source: str, denial: Denial, indent: str = "    ", color: bool = False) -> list[str]:
     """The source line holding the span, and a caret line under the span."""
     start, end = denial.span.start, max(denial.span.end, denial.span.start + 1)
     line_start = source.rfind("\n", 0, start) + 1
@@ -24,20 +37,25 @@ def caret_lines(source: str, denial: Denial, indent: str = "    ") -> list[str]:
         line = ("…" if left else "") + line[left:left + 160]
         start -= left - (1 if left else 0)
     pad = " " * (len(prefix) + start - line_start)
-    return [f"{indent}{prefix}{line}", f"{indent}{pad}{'^' * max(1, min(width, 160))}"]
+    caret = paint("^" * max(1, min(width, 160)), "caret", color)
+    return [f"{indent}{prefix}{line}", f"{indent}{pad}{caret}"]
 
 
-def text(verdict: Verdict) -> str:
+def text(verdict: Verdict, *, color: bool = False, pointers: bool = False) -> str:
+    """The verdict for people.  `pointers`: end each denial with the command
+    that prints its code's page."""
     if verdict.allowed:
-        out = ["allowed"]
+        out = [paint("allowed", "allowed", color)]
     else:
         count = len(verdict.denials)
-        out = [f"denied ({count} problem{'s' if count != 1 else ''})"]
+        out = [paint("denied", "denied", color) + f" ({count} problem{'s' if count != 1 else ''})"]
         for d in verdict.denials:
             effect = f" [{d.effect}]" if d.effect else ""
-            out.append(f"  {d.code} {d.name}{effect}: {d.message}")
-            out.extend(caret_lines(verdict.command, d))
+            out.append(f"  {paint(d.code, 'code', color)} {d.name}{effect}: {d.message}")
+            out.extend(caret_lines(verdict.command, d, color=color))
             out.append(f"    fix: {d.hint}")
+            if pointers:
+                out.append(f"    see: bash-policy codes {d.code}")
     out.extend(f"  note: {n}" for n in verdict.notes)
     return "\n".join(out)
 

@@ -1,15 +1,20 @@
-"""The CLI translates: exit codes, text with carets, JSON, stdin, errors."""
+"""The CLI translates: exit codes, text with carets, JSON, stdin, errors,
+colour, pipes, and one way to find the policy."""
 
 import json
 import subprocess
 import sys
 
-from bash_policy.cli import main
+import pytest
+
+from bash_policy import __version__
+from bash_policy.cli import build_parser, main, use_color
+from bash_policy.judge.codes import CODES
 
 
-def run(args, stdin=None, cwd=None):
+def run(args, stdin=None, cwd=None, env=None):
     return subprocess.run([sys.executable, "-m", "bash_policy", *args], input=stdin,
-                          capture_output=True, cwd=cwd)
+                          capture_output=True, cwd=cwd, env=env)
 
 
 def test_allowed_exits_zero(capsys):
@@ -17,7 +22,7 @@ def test_allowed_exits_zero(capsys):
     assert capsys.readouterr().out.splitlines()[0] == "allowed"
 
 
-def test_denied_exits_one_with_caret_and_fix(capsys):
+def test_denied_exits_one_with_caret_fix_and_a_pointer_to_the_code(capsys):
     assert main(["check", "rg --pre cat x"]) == 1
     out = capsys.readouterr().out
     assert "BP400" in out and "fix:" in out
@@ -25,6 +30,14 @@ def test_denied_exits_one_with_caret_and_fix(capsys):
     source = next(i for i, line in enumerate(lines) if line.strip() == "rg --pre cat x")
     caret = lines[source + 1]
     assert caret.index("^") == lines[source].index("--pre") and caret.count("^") == len("--pre")
+    assert lines[source + 3].strip() == "see: bash-policy codes BP400"
+
+
+def test_exit_zero_still_shows_the_denial_but_not_errors(capsys, tmp_path):
+    assert main(["check", "--exit-zero", "rg --pre cat x"]) == 0
+    assert "BP400" in capsys.readouterr().out
+    (tmp_path / "bad.toml").write_text("nonsense = 1\n")
+    assert main(["check", "--exit-zero", "--config", str(tmp_path / "bad.toml"), "ls"]) == 2
 
 
 def test_json_output(capsys):
@@ -32,7 +45,6 @@ def test_json_output(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["allowed"] is False
     assert data["denials"][0]["code"] == "BP500"
-    assert data["denials"][0]["text"] == ">out" or "out" in data["denials"][0]["text"]
     assert data["segments"][0]["argv"] == ["rg", "foo"]
 
 
@@ -47,12 +59,43 @@ def test_junk_bytes_on_stdin_are_denied_without_traceback():
     assert b"Traceback" not in result.stderr and b"BP104" in result.stdout
 
 
-def test_usage_errors_exit_two(capsys):
-    assert main(["check"]) == 2
-    assert main(["check", "a", "b"]) == 2
-    assert main(["frobnicate"]) == 2
-    assert main(["check", "--bogus", "x"]) == 2
-    assert "usage:" in capsys.readouterr().err
+@pytest.mark.parametrize("argv,says", [
+    (["check"], "give the COMMAND"),
+    (["check", "ls", "-la"], "bash-policy check 'ls -la'"),
+    (["explain", "rg", "foo", "src"], "bash-policy explain 'rg foo src'"),
+    (["check", "ls", "--json"], "options go before the COMMAND"),
+    (["frobnicate"], "invalid choice"),
+    (["check", "--bogus", "x"], "unrecognized arguments: --bogus"),
+    (["check", "--cwd", "/nonexistent", "ls"], "does not exist"),
+    (["check", "--cwd", __file__, "ls"], "is not a directory"),
+    (["codes", "BP999"], "unknown code"),
+])
+def test_usage_errors_are_one_line_and_a_pointer_to_help(argv, says, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and says in err[0]
+    prog = "bash-policy" if argv[0] == "frobnicate" else f"bash-policy {argv[0]}"
+    assert err[1] == f"See '{prog} --help'."
+
+
+def test_no_arguments_prints_the_help_and_exits_two(capsys):
+    assert main([]) == 2
+    assert "check" in capsys.readouterr().err
+
+
+def every_subcommand():
+    return sorted(build_parser()._subparsers._group_actions[0].choices)
+
+
+@pytest.mark.parametrize("name", every_subcommand())
+def test_help_on_every_subcommand_exits_zero(name, capsys):
+    assert main([name, "--help"]) == 0
+    assert f"usage: bash-policy {name}" in capsys.readouterr().out
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"bash-policy {__version__}"
 
 
 def test_config_error_exits_two_with_message(tmp_path):
@@ -63,9 +106,45 @@ def test_config_error_exits_two_with_message(tmp_path):
     assert b"nonsense" in result.stderr and b"Traceback" not in result.stderr
 
 
-def test_config_is_discovered_in_cwd(tmp_path):
-    (tmp_path / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
-    assert run(["check", "tokei src"], cwd=tmp_path).returncode == 0
+def test_an_internal_error_is_a_message_and_exit_two(monkeypatch, capsys):
+    import bash_policy.judge.engine
+
+    monkeypatch.setattr(bash_policy.judge.engine, "check", lambda *a, **k: 1 / 0)
+    assert main(["check", "ls"]) == 2
+    assert "internal error: ZeroDivisionError" in capsys.readouterr().err
+
+
+def test_config_is_discovered_upward_to_the_repository_root(tmp_path):
+    (tmp_path / "bash-policy.toml").write_text('[programs.scc]\npositionals = "read"\n')
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text('[tool.bash-policy.programs.tokei]\npositionals = "read"\n')
+    deep = repo / "src" / "pkg"
+    deep.mkdir(parents=True)
+    assert run(["check", "tokei src"], cwd=deep).returncode == 0
+    # The search stops at the repository root: the file above it is not read.
+    assert run(["check", "scc src"], cwd=deep).returncode == 1
+    # Outside a repository only the directory itself is read.
+    outside = tmp_path / "plain" / "sub"
+    outside.mkdir(parents=True)
+    assert run(["check", "scc src"], cwd=outside).returncode == 1
+    assert run(["check", "scc src"], cwd=tmp_path).returncode == 0
+
+
+def hostile_repo(tmp_path):
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "config", "core.fsmonitor", "touch pwned"], check=True)
+    return repo
+
+
+@pytest.mark.parametrize("subcommand", ["check", "explain"])
+def test_cwd_defaults_to_the_current_directory(tmp_path, subcommand):
+    repo = hostile_repo(tmp_path)
+    plain = run([subcommand, "git status"], cwd=repo)
+    explicit = run([subcommand, "--cwd", ".", "git status"], cwd=repo)
+    assert plain.returncode == explicit.returncode == 1
+    assert b"BP601" in plain.stdout
 
 
 def test_explain_shows_words_and_values(capsys):
@@ -74,23 +153,122 @@ def test_explain_shows_words_and_values(capsys):
     assert "'a b'" in out and "not literal: parameter-expansion" in out
 
 
-def test_programs_lists_and_describes(capsys):
+def test_codes_lists_every_code_and_prints_one_page(capsys):
+    assert main(["codes"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert listed == list(CODES)
+    for spelling in ("BP400", "bp400", "denied-flag"):
+        assert main(["codes", spelling]) == 0
+        page = capsys.readouterr().out
+        assert page.startswith("BP400 denied-flag") and CODES["BP400"].example in page
+        assert "Fix:" in page and "Why:" in page
+
+
+def test_programs_lists_allowed_and_denied_apart(capsys):
     assert main(["programs"]) == 0
-    assert "rg" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    allowed, denied = out.split("\n\n")
+    assert allowed.startswith("allowed") and "\n  rg " in allowed
+    assert denied.startswith("denied") and "\n  bash " in denied and "\n  rg " not in denied
+    assert main(["programs", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "rg" in {p["name"] for p in data["allowed"]}
+    assert "bash" in {p["name"] for p in data["denied"]}
+
+
+def test_programs_describes_one_wrapping_long_flag_lists(capsys):
     assert main(["programs", "rg"]) == 0
-    assert "--pre" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "--pre" in out and max(len(line) for line in out.splitlines() if "allowed" in line
+                                   or line.startswith("           ")) <= 80
+    assert main(["programs", "--json", "rg"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["name"] == "rg" and "--pre" in {d["flag"].split("=")[0] for d in data["denied_flags"]}
     assert main(["programs", "nosuchprogram"]) == 1
 
 
-def test_corpus_runner_reports_mismatches(tmp_path, capsys):
-    corpus = tmp_path / "c.txt"
-    corpus.write_text("allow  rg foo\ndeny BP400  rg --pre sh x\nallow  rg --pre sh x\n")
-    assert main(["test", str(corpus)]) == 1
-    out = capsys.readouterr().out
-    assert "c.txt:3: expected allow" in out and "2 passed, 1 failed" in out
+def test_output_into_a_closed_pipe_exits_quietly_with_the_verdicts_code():
+    for command, code in (("bash-policy check 'rg --pre cat x'", 1), ("bash-policy programs", 0)):
+        command = command.replace("bash-policy", f"{sys.executable} -m bash_policy")
+        proc = subprocess.run(["bash", "-c", f"{command} | head -c 1 >/dev/null; "
+                                             "echo ${PIPESTATUS[0]}"], capture_output=True, text=True)
+        assert proc.stdout.strip() == str(code) and proc.stderr == "", proc.stderr
 
 
-def test_corpus_syntax_error_exits_two(tmp_path):
+@pytest.mark.parametrize("env,tty,expected", [
+    ({}, True, True),
+    ({}, False, False),
+    ({"NO_COLOR": "1"}, True, False),
+    ({"NO_COLOR": ""}, True, True),
+    ({"FORCE_COLOR": "1"}, False, True),
+    ({"FORCE_COLOR": "0"}, True, False),
+    ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, False, True),
+    ({"TERM": "dumb"}, True, False),
+])
+def test_colour_follows_the_terminal_no_color_and_force_color(env, tty, expected):
+    class Stream:
+        def isatty(self):
+            return tty
+
+    assert use_color(Stream(), env) is expected
+
+
+def test_colour_marks_the_verdict_code_and_caret():
+    import os
+
+    env = {**os.environ, "FORCE_COLOR": "1"}
+    out = run(["check", "rg --pre cat x"], env=env).stdout.decode()
+    assert "\x1b[1;31mdenied\x1b[0m" in out and "\x1b[1;33mBP400\x1b[0m" in out
+    assert "\x1b[31m^^^^^\x1b[0m" in out
+    assert "\x1b[" not in run(["check", "rg --pre cat x"]).stdout.decode()
+
+
+def test_corpus_runner_reports_mismatches_per_file(tmp_path, capsys):
+    (tmp_path / "a.txt").write_text("allow  rg foo\ndeny BP400  rg --pre sh x\nallow  rg --pre sh x\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.txt").write_text("deny  rg --pre sh x\n")
+    (tmp_path / "ignored.md").write_text("not a corpus\n")
+    assert main(["test", str(tmp_path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert f"{tmp_path / 'a.txt'}:3: expected allow: 'rg --pre sh x'" in out
+    assert f"{tmp_path / 'a.txt'}: 2 passed, 1 failed" in out
+    assert f"{tmp_path / 'sub' / 'b.txt'}: 1 passed, 0 failed" in out
+    assert out[-1] == "3 passed, 1 failed"
+
+
+def test_corpus_runner_json(tmp_path, capsys):
+    (tmp_path / "a.txt").write_text("allow  rg foo\nallow  rg --pre sh x\n")
+    assert main(["test", "--json", str(tmp_path / "a.txt")]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert (data["passed"], data["failed"]) == (1, 1)
+    failure = data["files"][0]["failures"][0]
+    assert failure["line"] == 2 and failure["verdict"]["denials"][0]["code"] == "BP400"
+
+
+@pytest.mark.parametrize("text,problem", [
+    ("maybe rg foo\n", "expected 'allow|deny"),
+    ("deny bp400  rg --pre cat x\n", "'bp400' is not a code (write BP400)"),
+    ("deny BP999  rg x\n", "'BP999' is not a code"),
+    ("deny BP400,bp2  rg x\n", "'bp2' is not a code"),
+    ("allow BP400  rg x\n", "takes no codes"),
+])
+def test_corpus_errors_instead_of_silent_passes(tmp_path, capsys, text, problem):
     corpus = tmp_path / "c.txt"
-    corpus.write_text("maybe rg foo\n")
+    corpus.write_text(text)
     assert main(["test", str(corpus)]) == 2
+    assert problem in capsys.readouterr().err
+
+
+def test_a_directory_without_corpus_files_is_an_error(tmp_path, capsys):
+    (tmp_path / "notes.md").write_text("x\n")
+    assert main(["test", str(tmp_path)]) == 2
+    assert "no corpus files" in capsys.readouterr().err
+
+
+def test_test_reads_corpora_by_default(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["test"]) == 2
+    assert "./corpora" in capsys.readouterr().err
+    (tmp_path / "corpora").mkdir()
+    (tmp_path / "corpora" / "x.txt").write_text("allow  rg foo\n")
+    assert main(["test"]) == 0

@@ -30,8 +30,23 @@ def test_readme_check_examples_give_documented_verdicts():
     assert 'rg -n "foo bar" src | head -20' in first and "rg --pre cat x" in first
 
 
-def test_readme_example_output_is_what_the_cli_prints():
-    from bash_policy.render import text
+def test_readme_example_output_is_what_the_cli_prints(capsys):
+    from bash_policy.cli import main
 
     shown = re.search(r"```\n\$ bash-policy check 'rg --pre cat x'\n(.*?)\n```", README, re.S)[1]
-    assert shown == text(check("rg --pre cat x"))
+    assert main(["check", "rg --pre cat x"]) == 1
+    assert shown == capsys.readouterr().out.rstrip("\n")
+
+
+def test_the_first_set_up_command_shows_both_verdicts_and_exits_zero():
+    import os
+    import subprocess
+    import sys
+
+    first = next(b for b in sh_blocks() if "bash-policy check" in b)
+    checks = first.removeprefix("pip install . && ")
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+    proc = subprocess.run(["bash", "-c", checks], capture_output=True, text=True,
+                          env={**os.environ, "PATH": path, "NO_COLOR": "1"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("allowed\n") and "\ndenied (1 problem)\n  BP400" in proc.stdout

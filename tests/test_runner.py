@@ -4,7 +4,11 @@ import sys
 
 import pytest
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import bash_policy
+from bash_policy.cli import main
 from bash_policy.integrations import runner
 from bash_policy.judge.verdict import Verdict
 
@@ -60,19 +64,19 @@ def test_cli_git_status_in_a_hostile_repository_runs_nothing(tmp_path):
     repo, marker = evil_repo(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "bash_policy", "run", "--", "git status"], cwd=repo,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    assert proc.returncode in (0, 1), proc.stderr
+    assert proc.returncode in (0, runner.DENIED_EXIT), proc.stderr
     assert "a.txt" in proc.stdout if proc.returncode == 0 else "not run" in proc.stderr
     assert not marker.exists()
 
 
-def test_a_denied_command_prints_the_verdict_exits_1_and_runs_nothing(tmp_path):
+def test_a_denied_command_prints_the_verdict_exits_126_and_runs_nothing(tmp_path):
     marker = tmp_path / "marker"
     (tmp_path / "x").write_text("x\n")
     (tmp_path / "evil.sh").write_text(f"#!/bin/sh\ntouch {marker}\n")
     (tmp_path / "evil.sh").chmod(0o755)
     proc = subprocess.run([sys.executable, "-m", "bash_policy", "run", "--", "rg --pre ./evil.sh x ."],
                           cwd=tmp_path, capture_output=True, text=True)
-    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.returncode == runner.DENIED_EXIT == 126 and proc.stdout == ""
     assert "BP400" in proc.stderr and "fix:" in proc.stderr
     assert not marker.exists()
 
@@ -121,7 +125,47 @@ def test_environment_is_hardened(allow_anything):
     assert result.stdout == b"cat|unset\n"
 
 
-def test_usage_errors_exit_2():
-    assert runner.main([]) == 2
-    assert runner.main(["--bogus", "x", "ls"]) == 2
-    assert runner.main(["--timeout", "soon", "--", "ls"]) == 2
+def test_a_command_that_ran_and_failed_keeps_its_own_status(tmp_path, capfd):
+    assert main(["run", "--cwd", str(tmp_path), "--", "head -n 1 missing.txt"]) == 1
+    assert "missing.txt" in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["run"], ["run", "--bogus", "x", "ls"], ["run", "--timeout", "soon", "--", "ls"],
+    ["run", "--timeout", "-1", "ls"], ["run", "--cwd", "/nonexistent", "ls"], ["run", "ls", "-la"],
+])
+def test_usage_errors_exit_2(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 2 and "--help" in err
+
+
+def test_an_internal_error_exits_2_and_runs_nothing(monkeypatch, capsys):
+    monkeypatch.setattr(runner, "run", lambda *a, **k: 1 / 0)
+    assert main(["run", "ls"]) == 2
+    assert "internal error" in capsys.readouterr().err
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(max_size=30))
+def test_run_exits_with_a_documented_status_whatever_the_command(command):
+    """Denied or erroneous input never escapes as a traceback or exit 1 from
+    bash-policy itself; only a command that ran can return its own status."""
+    ran = []
+    real = runner.run
+
+    def spy(*args, **kwargs):
+        result = real(*args, **kwargs)
+        ran.append(result.ran)
+        return result
+
+    runner.run = spy
+    try:
+        code = main(["run", "--timeout", "5", "--", command])
+    finally:
+        runner.run = real
+    assert isinstance(code, int)
+    if not ran:
+        assert code == 2  # usage: an empty command
+    elif not ran[0]:
+        assert code == runner.DENIED_EXIT

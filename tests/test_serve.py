@@ -1,16 +1,20 @@
 import io
 import json
+import os
 import subprocess
 import sys
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bash_policy import check
-from bash_policy.judge.policy import Policy
-from bash_policy.integrations.serve import serve
+from bash_policy.integrations.serve import Policies, answer, serve
 
 
-def exchange(*lines: str) -> list[dict]:
+def exchange(*lines: str, policies=None) -> list[dict]:
     out = io.StringIO()
-    serve(io.StringIO("".join(line + "\n" for line in lines)), out, Policy.default())
+    serve(io.StringIO("".join(line + "\n" for line in lines)), out, policies or Policies())
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
@@ -18,7 +22,7 @@ def test_verdicts_have_the_check_json_schema_and_keep_ids():
     responses = exchange(json.dumps({"id": 1, "command": "rg -n foo src"}),
                          json.dumps({"id": "b", "command": "rg --pre cat x", "cwd": "/tmp"}))
     assert [r["id"] for r in responses] == [1, "b"]
-    assert responses[0]["verdict"] == check("rg -n foo src").to_dict()
+    assert responses[0]["verdict"] == check("rg -n foo src", cwd=os.getcwd()).to_dict()
     assert responses[1]["verdict"]["allowed"] is False
     assert responses[1]["verdict"]["denials"][0]["code"] == "BP400"
 
@@ -32,6 +36,50 @@ def test_bad_lines_get_errors_and_the_server_keeps_going():
     assert "verdict" in responses[4]
 
 
+@pytest.mark.parametrize("cwd", ["/nonexistent", "a\0b", ["x"]])
+def test_a_cwd_that_is_not_a_directory_is_an_error(cwd):
+    assert "error" in exchange(json.dumps({"id": 1, "command": "ls", "cwd": cwd}))[0]
+
+
+def test_a_requests_cwd_selects_that_directorys_config(tmp_path):
+    for name, program in (("a", "tokei"), ("b", "scc")):
+        (tmp_path / name / ".git").mkdir(parents=True)
+        (tmp_path / name / "bash-policy.toml").write_text(f'[programs.{program}]\npositionals = "read"\n')
+        (tmp_path / name / "src").mkdir()
+    responses = exchange(*(json.dumps({"id": i, "command": cmd, "cwd": str(tmp_path / d / "src")})
+                           for i, (cmd, d) in enumerate([("tokei x", "a"), ("tokei x", "b"),
+                                                         ("scc x", "b")])))
+    assert [r["verdict"]["allowed"] for r in responses] == [True, False, True]
+    bad = tmp_path / "c"
+    (bad / ".git").mkdir(parents=True)
+    (bad / "bash-policy.toml").write_text("nonsense = 1\n")
+    assert "nonsense" in exchange(json.dumps({"id": 9, "command": "ls", "cwd": str(bad)}))[0]["error"]
+
+
+def test_config_given_to_the_server_wins_over_the_requests_directory(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
+    fixed = Policies(config=None, cwd=str(tmp_path))
+    assert exchange(json.dumps({"id": 1, "command": "tokei x"}), policies=fixed)[0]["verdict"]["allowed"]
+    empty = tmp_path / "empty.toml"
+    empty.write_text("")
+    pinned = Policies(config=str(empty))
+    request = json.dumps({"id": 1, "command": "tokei x", "cwd": str(tmp_path)})
+    assert not exchange(request, policies=pinned)[0]["verdict"]["allowed"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(st.text(max_size=60), st.binary(max_size=60),
+                 st.dictionaries(st.sampled_from(["id", "command", "cwd"]),
+                                 st.one_of(st.none(), st.integers(), st.text(max_size=8),
+                                           st.sampled_from(["/", "\0", "rg --pre sh x"])))
+                 .map(json.dumps)))
+def test_answer_never_raises(line):
+    response = answer(line, Policies())
+    assert set(response) in ({"id", "verdict"}, {"id", "error"})
+    json.dumps(response)
+
+
 def test_a_checker_exception_becomes_an_error_response(monkeypatch):
     import bash_policy.judge.engine
 
@@ -41,6 +89,8 @@ def test_a_checker_exception_becomes_an_error_response(monkeypatch):
     monkeypatch.setattr(bash_policy.judge.engine, "check", boom)
     assert exchange(json.dumps({"id": 9, "command": "ls"})) == [
         {"id": 9, "error": "internal error: RuntimeError: bug"}]
+    monkeypatch.setattr(json, "loads", boom)
+    assert answer("{}", Policies()) == {"id": None, "error": "internal error: RuntimeError: bug"}
 
 
 def test_the_process_answers_each_line_before_the_next_arrives():

@@ -1,9 +1,12 @@
-"""`bash-policy hook HARNESS`: the plan-mode gate as a harness's tool hook.
+"""`bash-policy hook HARNESS`: the plan-mode gate as a client's tool hook.
 
-Claude Code (PreToolUse) and Gemini CLI (BeforeTool) both run a command
-hook with the tool call as JSON on stdin and read a decision from stdout;
-both treat exit code 2 as "block, with stderr as the reason", which is
-what malformed input gets, so a broken event never lets a call through.
+Claude Code (PreToolUse) and Gemini CLI (BeforeTool) run a command hook with
+the tool call as JSON on stdin and read a decision from stdout.  For both,
+exit 2 blocks the call with stderr as the reason, while exit 1 (and for
+Claude Code any other failure, such as 127 for a missing executable) lets
+the call go ahead.  So every failure here, whatever its cause, ends in exit
+2, and the settings snippet adds `|| exit 2` for failures before Python runs.
+What each client calls things comes from its record in harnesses.py.
 Contracts: https://code.claude.com/docs/en/hooks (PreToolUse decision
 control) and https://geminicli.com/docs/hooks/reference (BeforeTool).
 """
@@ -15,30 +18,16 @@ import os
 import shlex
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any, Mapping
 
 from .gate import ALLOW, DENY, PLANNING, PlanGate
+from .harnesses import Harness
 
-USAGE = """\
-usage: bash-policy hook (claude-code | gemini) [options] < EVENT.json
-       bash-policy hook (claude-code | gemini) --print-config [options]
-
-Reads one tool-call event on stdin and answers in the harness's hook format.
-In plan mode, shell commands the policy denies are denied with its message,
-and file writes outside the plan files are denied.
-
-Options:
-  --always           enforce plan mode whatever the event's permission_mode
-                     (Gemini CLI's events carry no mode, so it always applies)
-  --allow-readonly   answer "allow" for commands the policy allows (no prompt);
-                     otherwise give no opinion and let the harness decide
-  --plan-file GLOB   a file the plan may be written to (repeatable; replaces
-                     the default: ~/.claude/plans/*.md for Claude Code,
-                     .plans/*.md for Gemini CLI)
-  --way-out TEXT     how the user leaves plan mode, named in every denial
-  --config FILE      a bash-policy.toml (default: discovered in the event's cwd)
-  --print-config     print the settings.json snippet that installs this hook
-"""
+# Claude Code 2.1.332 shows every hook denial to the model as
+# "PreToolUse:Bash hook error: <reason>", whatever shape it is sent in (2.1.197
+# shows the JSON deny's reason plainly), so the reason says first what it is.
+DECISION_NOTE = ("Denied by the plan-mode policy (bash-policy): a decision, not a failure; "
+                 "the same call is denied again.")
 
 
 class HookError(Exception):
@@ -52,36 +41,6 @@ class Options:
     plan_files: list[str] = field(default_factory=list)
     way_out: str | None = None
     config: str | None = None
-    print_config: bool = False
-
-
-@dataclass(frozen=True)
-class Harness:
-    name: str
-    event: str  # hook_event_name it answers
-    shell_tools: frozenset[str]
-    edit_tools: dict[str, str]  # tool -> tool_input key of the path
-    plan_files: tuple[str, ...]
-    way_out: str
-    has_mode: bool  # whether events say if plan mode is on
-
-
-CLAUDE_CODE = Harness(
-    "claude-code", "PreToolUse", frozenset({"Bash"}),
-    {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
-     "NotebookEdit": "notebook_path"},
-    ("~/.claude/plans/*.md",),
-    "approve the plan via ExitPlanMode, or press Shift+Tab to switch out of plan mode",
-    has_mode=True,
-)
-GEMINI = Harness(
-    "gemini", "BeforeTool", frozenset({"run_shell_command"}),
-    {"write_file": "file_path", "replace": "file_path"},
-    (".plans/*.md",),
-    "remove or disable the bash-policy BeforeTool hook in .gemini/settings.json",
-    has_mode=False,
-)
-HARNESSES = {h.name: h for h in (CLAUDE_CODE, GEMINI)}
 
 
 @dataclass(frozen=True)
@@ -91,36 +50,25 @@ class Outcome:
     stderr: str = ""
 
 
-def parse_options(argv: list[str]) -> Options:
-    opts = Options()
-    args = iter(argv)
-    for arg in args:
-        if arg in ("--always", "--allow-readonly", "--print-config"):
-            setattr(opts, arg[2:].replace("-", "_"), True)
-        elif arg in ("--plan-file", "--way-out", "--config"):
-            value = next(args, None)
-            if value is None:
-                raise HookError(f"{arg} needs a value")
-            if arg == "--plan-file":
-                opts.plan_files.append(value)
-            else:
-                setattr(opts, arg[2:].replace("-", "_"), value)
-        else:
-            raise HookError(f"unknown option {arg}")
-    return opts
-
-
-def handle(harness: Harness, raw: str, opts: Options) -> Outcome:
-    """Answer one event.  Never raises: problems become a blocking exit 2."""
+def handle(harness: Harness, raw: bytes | str, opts: Options,
+           env: Mapping[str, str] | None = None) -> Outcome:
+    """Answer one event.  Never raises: every problem is a blocking exit 2."""
     try:
-        return _decide(harness, _parse_event(harness, raw), opts)
+        return _decide(harness, _parse_event(harness, raw), opts, os.environ if env is None else env)
     except HookError as error:
-        return Outcome(2, "", f"bash-policy hook {harness.name}: {error}; the tool call is blocked\n")
+        return _blocked(harness, str(error))
+    except Exception as error:  # a bug must block too, never let the call through
+        return _blocked(harness, f"internal error: {type(error).__name__}: {error}")
 
 
-def _parse_event(harness: Harness, raw: str) -> dict[str, Any]:
+def _blocked(harness: Harness, why: str) -> Outcome:
+    return Outcome(2, "", f"bash-policy hook {harness.name}: {why}; the tool call is blocked\n")
+
+
+def _parse_event(harness: Harness, raw: bytes | str) -> dict[str, Any]:
     try:
-        event = json.loads(raw)
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        event = json.loads(text)
     except ValueError as error:
         raise HookError(f"stdin is not a JSON event ({error})") from None
     if not isinstance(event, dict):
@@ -133,100 +81,128 @@ def _parse_event(harness: Harness, raw: str) -> dict[str, Any]:
         raise HookError("the event has no tool_name string")
     if not isinstance(event.get("tool_input"), dict):
         raise HookError("the event has no tool_input object")
-    if not isinstance(event.get("cwd", ""), str):
-        raise HookError("the event's cwd is not a string")
     return event
 
 
-def _subject(event: dict, key: str) -> str:
-    value = event["tool_input"].get(key)
+def _text(value: Any, what: str, path: bool = True) -> str:
     if not isinstance(value, str):
-        raise HookError(f"{event['tool_name']}: tool_input.{key} is not a string")
+        raise HookError(f"{what} is not a string")
+    if path and "\0" in value:
+        raise HookError(f"{what} holds a NUL byte")
     return value
 
 
-def _decide(harness: Harness, event: dict, opts: Options) -> Outcome:
+def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]) -> Outcome:
     tool = event["tool_name"]
-    in_plan_mode = opts.always or not harness.has_mode or event.get("permission_mode") == "plan"
-    if not in_plan_mode or (tool not in harness.shell_tools and tool not in harness.edit_tools):
+    permission, key = harness.tools.get(tool, (None, None))
+    own_plan_mode = harness.mode is not None and event.get(harness.mode[0]) == harness.mode[1]
+    enforced = opts.always or own_plan_mode or harness.mode is None
+    if permission not in ("shell", "edit") or not enforced:
         return _no_opinion(harness)
-    cwd = event.get("cwd") or os.getcwd()
+    cwd = os.path.abspath(_text(event.get("cwd") or os.getcwd(), "the event's cwd"))
+    plan_files = tuple(opts.plan_files) or harness.plan_files(event, env)
     gate = PlanGate(
-        plan_files=tuple(opts.plan_files or harness.plan_files),
-        way_out=opts.way_out or harness.way_out,
+        plan_files=plan_files,
+        way_out=opts.way_out or harness.way_out(env, own_plan_mode),
         root=cwd,
         policy=_policy(opts, cwd),
         state=PLANNING,
     )
-    if tool in harness.shell_tools:
-        directory = event["tool_input"].get("directory") or event["tool_input"].get("dir_path")
-        where = os.path.join(cwd, directory) if isinstance(directory, str) else cwd
-        decision = gate.decide("shell", _subject(event, "command"), cwd=where)
+    subject = _text(event["tool_input"].get(key), f"{tool}: tool_input.{key}", path=permission == "edit")
+    if permission == "shell":
+        decision = gate.decide("shell", subject, cwd=_shell_directory(harness, event, cwd))
         if decision.action == ALLOW and opts.allow_readonly:
             return _answer(harness, ALLOW, "read-only command (bash-policy)")
     else:
-        decision = gate.decide("edit", _subject(event, harness.edit_tools[tool]), cwd=cwd)
-    if decision.action == DENY:
-        return _answer(harness, DENY, decision.reason)
-    return _no_opinion(harness)
+        decision = gate.decide("edit", subject, cwd=cwd)
+    if decision.action != DENY:
+        return _no_opinion(harness)
+    reason = decision.reason
+    if permission == "edit" and not plan_files:
+        reason += (f"\n(bash-policy knows no plan file for this {harness.client} session; "
+                   "the hook's --plan-file GLOB names one)")
+    return _answer(harness, DENY, f"{DECISION_NOTE}\n{reason}")
+
+
+def _shell_directory(harness: Harness, event: dict, cwd: str) -> str:
+    """Where the shell runs: the event's cwd joined with the tool's directory
+    argument.  Two spellings that disagree block: the check must read the
+    directory the client will use."""
+    given = {name: _text(event["tool_input"][name], f"tool_input.{name}")
+             for name in harness.cwd_keys if event["tool_input"].get(name) is not None}
+    if len({os.path.normpath(os.path.join(cwd, v)) for v in given.values()}) > 1:
+        raise HookError(f"{' and '.join(given)} name different directories")
+    return os.path.join(cwd, next(iter(given.values()))) if given else cwd
 
 
 def _policy(opts: Options, cwd: str):
-    from ..judge.policy import ConfigError, Policy
+    """The policy of the session's directory (not of a directory a command
+    names), or --config."""
+    from ..judge.policy import ConfigError
+    from .config import load_policy
 
     try:
-        if opts.config:
-            return Policy.from_file(opts.config)
-        return Policy.discover(cwd) if os.path.isdir(cwd) else Policy.default()
+        return load_policy(opts.config, cwd)
     except ConfigError as error:
         raise HookError(str(error)) from None
 
 
 def _no_opinion(harness: Harness) -> Outcome:
-    """Leave the call to the harness's own permission flow.  Claude Code
-    reads exit 0 with no output so; Gemini CLI wants JSON, so `{}`."""
-    return Outcome(0, "{}\n" if harness is GEMINI else "")
+    return Outcome(0, harness.no_opinion)
 
 
 def _answer(harness: Harness, action: str, reason: str) -> Outcome:
-    if harness is CLAUDE_CODE:
-        body = {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                       "permissionDecision": action,
-                                       "permissionDecisionReason": reason}}
-    else:
-        body = {"decision": action, "reason": reason}
-    return Outcome(0, json.dumps(body, ensure_ascii=False) + "\n")
+    return Outcome(0, json.dumps(harness.answer(action, reason)) + "\n")
 
 
-def settings_snippet(harness: Harness, argv: list[str]) -> str:
-    """The settings.json fragment that installs the hook with these options."""
-    passed = [a for a in argv if a != "--print-config"]
-    command = shlex.join(["bash-policy", "hook", harness.name, *passed])
-    matcher = "|".join(sorted(harness.shell_tools) + sorted(harness.edit_tools))
-    hook: dict[str, Any] = {"type": "command", "command": command}
-    if harness is GEMINI:
-        hook = {"name": "bash-policy", **hook, "timeout": 10000}
-    entry = {harness.event: [{"matcher": matcher, "hooks": [hook]}]}
+def executable() -> str:
+    """The absolute path of the installed `bash-policy` beside this Python,
+    or failing that `python -m bash_policy`: a hook must not depend on the
+    client's PATH (a bare name that is not found exits 127, which Claude Code
+    treats as a non-blocking error, so every call would go through)."""
+    beside = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "bash-policy")
+    if os.access(beside, os.X_OK):
+        return shlex.quote(beside)
+    return shlex.join([os.path.abspath(sys.executable), "-m", "bash_policy"])
+
+
+def option_words(opts: Options) -> list[str]:
+    """`opts` as command-line words, for the snippet."""
+    words = [flag for flag, on in (("--always", opts.always),
+                                   ("--allow-readonly", opts.allow_readonly)) if on]
+    for glob in opts.plan_files:
+        words += ["--plan-file", glob]
+    for flag, value in (("--way-out", opts.way_out), ("--config", opts.config)):
+        if value is not None:
+            words += [flag, value]
+    return words
+
+
+def settings_snippet(harness: Harness, opts: Options, command: str | None = None) -> str:
+    """The settings fragment that installs the hook with these options.  The
+    command ends in `|| exit 2` so that a hook that cannot even start (the
+    executable moved, a broken interpreter) blocks instead of passing."""
+    words = shlex.join([harness.name, *option_words(opts)])
+    hook_command = f"{command or executable()} hook {words} || exit 2"
+    hook = {"type": "command", "command": hook_command, **harness.hook_fields}
+    entry = {harness.event: [{"matcher": "|".join(harness.gated), "hooks": [hook]}]}
     return json.dumps({"hooks": entry}, indent=2)
 
 
-def main(argv: list[str]) -> int:
-    if not argv or argv[0] in ("-h", "--help"):
-        print(USAGE, end="")
-        return 0 if argv else 2
-    harness = HARNESSES.get(argv[0])
+def main(harness: Harness, opts: Options, stdin: IO[bytes] | None = None,
+         stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
+    """Read one event, write the answer; any failure at all is exit 2."""
     try:
-        if harness is None:
-            raise HookError(f"unknown harness {argv[0]!r} (known: {', '.join(HARNESSES)})")
-        opts = parse_options(argv[1:])
-    except HookError as error:
-        print(f"bash-policy hook: {error}\n\n{USAGE}", end="", file=sys.stderr)
+        raw = (stdin or sys.stdin.buffer).read()
+        outcome = handle(harness, raw, opts)
+        out, err = stdout or sys.stdout, stderr or sys.stderr
+        out.write(outcome.stdout)
+        out.flush()
+        err.write(outcome.stderr)
+        return outcome.exit_code
+    except BaseException as error:  # even KeyboardInterrupt: exit 1 would let the call through
+        try:
+            (stderr or sys.stderr).write(_blocked(harness, f"{type(error).__name__}: {error}").stderr)
+        except BaseException:
+            pass
         return 2
-    if opts.print_config:
-        print(settings_snippet(harness, argv[1:]))
-        return 0
-    raw = sys.stdin.buffer.read().decode("utf-8", "replace")
-    outcome = handle(harness, raw, opts)
-    sys.stdout.write(outcome.stdout)
-    sys.stderr.write(outcome.stderr)
-    return outcome.exit_code

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
+from .harnesses import HARNESSES
+
 ALLOW, ASK, DENY = "allow", "ask", "deny"
 ACTIONS = (ALLOW, ASK, DENY)
 
@@ -120,21 +122,30 @@ def disabled(tools: Iterable[str], ruleset: Sequence[Rule]) -> set[str]:
     return out
 
 
-# Tool name -> (permission, the tool_input key naming its subject).  Covers
-# Claude Code, Gemini CLI and the plain lower-case names many harnesses use.
-TOOLS: dict[str, tuple[str, str | None]] = {
-    **{name: ("read", "file_path") for name in ("Read", "read", "read_file", "read_many_files")},
-    **{name: ("search", None) for name in (
-        "Grep", "Glob", "LS", "grep", "glob", "ls", "list", "search_file_content", "grep_search",
-        "list_directory")},
-    **{name: ("edit", "file_path") for name in (
-        "Edit", "Write", "MultiEdit", "edit", "write", "write_file", "replace", "apply_patch")},
-    "NotebookEdit": ("edit", "notebook_path"),
-    **{name: ("shell", "command") for name in ("Bash", "bash", "shell", "run_shell_command")},
-    **{name: ("task", "subagent_type") for name in ("Task", "Agent", "task")},
-    **{name: ("plan_exit", None) for name in ("ExitPlanMode", "exit_plan_mode", "plan_exit")},
-    **{name: ("plan_enter", None) for name in ("EnterPlanMode", "enter_plan_mode", "plan_enter")},
+# The plain lower-case tool names many harnesses use (OpenCode and the like);
+# the names of the clients bash-policy hooks into come from their records.
+PLAIN_TOOLS: dict[str, tuple[str, str | None]] = {
+    "read": ("read", "file_path"),
+    **{name: ("search", None) for name in ("grep", "glob", "ls", "list")},
+    **{name: ("edit", "file_path") for name in ("edit", "write", "apply_patch")},
+    **{name: ("shell", "command") for name in ("bash", "shell")},
+    "task": ("task", "subagent_type"),
+    "plan_exit": ("plan_exit", None),
+    "plan_enter": ("plan_enter", None),
 }
+
+
+def _tool_table() -> dict[str, tuple[str, str | None]]:
+    """Tool name -> (permission, the tool_input key naming its subject)."""
+    table = dict(PLAIN_TOOLS)
+    for harness in HARNESSES.values():
+        for tool, entry in harness.tools.items():
+            if table.setdefault(tool, entry) != entry:
+                raise ValueError(f"tool {tool!r} means two things: {table[tool]} and {entry}")
+    return table
+
+
+TOOLS = _tool_table()
 
 
 def permission_of(tool: str) -> str:

@@ -14,27 +14,24 @@ import selectors
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    from ..judge.verdict import Verdict
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_OUTPUT = 1 << 20  # bytes per stream
-TIMEOUT_EXIT = 124  # what timeout(1) returns
-
-USAGE = """\
-usage: bash-policy run [--config FILE] [--cwd DIR] [--timeout SECONDS] [--max-output BYTES] -- COMMAND
-
-Runs COMMAND only if the plan-mode policy allows it (exit 1 with the verdict
-if not), in a hardened, non-interactive bash.  Exits with the command's
-status, or 124 when it timed out.
-"""
+# Exit statuses of `bash-policy run` that are not the command's own, as
+# timeout(1), env(1) and nice(1) use them: 124 timed out, 126 not run.
+TIMEOUT_EXIT = 124
+DENIED_EXIT = 126
 
 
 @dataclass(frozen=True)
 class RunResult:
-    verdict: object  # the Verdict that allowed or refused the command
+    verdict: Verdict  # the verdict that allowed or refused the command
     ran: bool
     returncode: int | None = None
     stdout: bytes = b""
@@ -62,9 +59,12 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         cwd=cwd, env=run_env, start_new_session=True, close_fds=True,
     )
+    pipes = (proc.stdout, proc.stderr)
+    assert pipes[0] is not None and pipes[1] is not None  # both were asked for
     deadline = time.monotonic() + timeout
     try:
-        out, err, timed_out, truncated = _collect(proc, timeout, max_output)
+        out, err, timed_out, truncated = _collect(pipes[0].fileno(), pipes[1].fileno(), timeout,
+                                                  max_output)
         if not (timed_out or truncated):
             # Both pipes closed: let bash exit by itself before anything is killed.
             try:
@@ -73,15 +73,15 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
                 timed_out = True
     finally:
         _kill_group(proc)
-        proc.stdout.close()
-        proc.stderr.close()
+        pipes[0].close()
+        pipes[1].close()
     code = proc.wait()
     return RunResult(verdict, True, code, out, err, timed_out, truncated)
 
 
-def _collect(proc: subprocess.Popen, timeout: float, cap: int):
+def _collect(stdout: int, stderr: int, timeout: float, cap: int):
     """Read both pipes until EOF, the deadline, or `cap` bytes on either."""
-    buffers = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+    buffers = {stdout: bytearray(), stderr: bytearray()}
     deadline = time.monotonic() + timeout
     timed_out = truncated = False
     with selectors.DefaultSelector() as selector:
@@ -102,8 +102,7 @@ def _collect(proc: subprocess.Popen, timeout: float, cap: int):
                 if len(buffer) > cap:
                     del buffer[cap:]
                     truncated = True
-    out, err = (bytes(buffers[f.fileno()]) for f in (proc.stdout, proc.stderr))
-    return out, err, timed_out, truncated
+    return bytes(buffers[stdout]), bytes(buffers[stderr]), timed_out, truncated
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -112,50 +111,3 @@ def _kill_group(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def main(argv: list[str]) -> int:
-    from ..judge.policy import Policy
-    from ..render import text
-
-    opts: dict[str, str] = {}
-    rest = list(argv)
-    while rest and rest[0] != "--" and rest[0].startswith("--"):
-        name = rest.pop(0)
-        if name == "--help":
-            print(USAGE, end="")
-            return 0
-        if name not in ("--config", "--cwd", "--timeout", "--max-output") or not rest:
-            return _usage(f"bad option {name}")
-        opts[name] = rest.pop(0)
-    if rest and rest[0] == "--":
-        rest.pop(0)
-    if len(rest) != 1:
-        return _usage("give exactly one COMMAND, quoted")
-    try:
-        timeout = float(opts.get("--timeout", DEFAULT_TIMEOUT))
-        max_output = int(opts.get("--max-output", DEFAULT_MAX_OUTPUT))
-    except ValueError as error:
-        return _usage(str(error))
-    cwd = opts.get("--cwd")
-    policy = Policy.from_file(opts["--config"]) if "--config" in opts else Policy.discover(cwd or ".")
-    result = run(rest[0], cwd=cwd, policy=policy, timeout=timeout, max_output=max_output)
-    if not result.ran:
-        print(f"bash-policy: not run: {text(result.verdict)}", file=sys.stderr)
-        return 1
-    sys.stdout.buffer.write(result.stdout)
-    sys.stdout.flush()
-    sys.stderr.buffer.write(result.stderr)
-    if result.truncated:
-        print(f"\nbash-policy: output cut at {max_output} bytes; the command was stopped",
-              file=sys.stderr)
-    if result.timed_out:
-        print(f"\nbash-policy: stopped after {timeout:g}s", file=sys.stderr)
-        return TIMEOUT_EXIT
-    code = result.returncode or 0
-    return 128 - code if code < 0 else code
-
-
-def _usage(problem: str) -> int:
-    print(f"bash-policy run: {problem}\n\n{USAGE}", end="", file=sys.stderr)
-    return 2

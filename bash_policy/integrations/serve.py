@@ -4,26 +4,55 @@ written in Python.  One process, loaded once, answers many checks.
 Request, one a line:  {"id": 1, "command": "rg -n foo src", "cwd": "/repo"}
 Response, one a line: {"id": 1, "verdict": {...Verdict.to_dict()...}}
 A bad line gets {"id": <id or null>, "error": "..."}; the server never stops
-on input, only at end of file.
+on input, only at end of file.  A request's `cwd` is where the command runs
+and also selects the config that governs that directory (unless the server
+was started with --config); without one, the server's --cwd is used.
 """
 
 from __future__ import annotations
 
 import json
-import sys
-from typing import IO
-
-USAGE = """\
-usage: bash-policy serve [--config FILE]
-
-Reads JSON requests on stdin, one a line: {"id": ID, "command": STR, "cwd": STR?}
-and writes one JSON response a line: {"id": ID, "verdict": {...}} or {"id": ID, "error": STR}.
-"""
+import os
+from pathlib import Path
+from typing import IO, Any
 
 
-def answer(line: str, policy) -> dict:
-    """The response to one request line."""
+class Policies:
+    """The policy for each directory, loading each config file once."""
+
+    def __init__(self, config: str | None = None, cwd: str = ".") -> None:
+        from .config import load_policy
+
+        self.config, self.cwd = config, os.path.abspath(cwd)
+        self._fixed = load_policy(config) if config is not None else None
+        self._loaded: dict[tuple[Path | None, int], Any] = {}
+
+    def for_directory(self, directory: str):
+        from ..judge.policy import Policy
+        from .config import find_config
+
+        if self._fixed is not None:
+            return self._fixed
+        path = find_config(directory)
+        if path is None:
+            return Policy.default()
+        key = (path, path.stat().st_mtime_ns)  # an edited config is read again
+        if key not in self._loaded:
+            self._loaded[key] = Policy.from_file(path)
+        return self._loaded[key]
+
+
+def answer(line: str | bytes, policies: Policies) -> dict:
+    """The response to one request line.  Never raises."""
+    try:
+        return _answer(line, policies)
+    except Exception as error:  # a bug must not take the server down; the client denies
+        return {"id": None, "error": f"internal error: {type(error).__name__}: {error}"}
+
+
+def _answer(line: str | bytes, policies: Policies) -> dict:
     from ..judge.engine import check
+    from ..judge.policy import ConfigError
 
     try:
         request = json.loads(line)
@@ -32,43 +61,30 @@ def answer(line: str, policy) -> dict:
     if not isinstance(request, dict):
         return {"id": None, "error": "a request must be a JSON object"}
     ident = request.get("id")
-    command, cwd = request.get("command"), request.get("cwd")
+    command, cwd = request.get("command"), request.get("cwd", policies.cwd)
     if not isinstance(command, str):
         return {"id": ident, "error": "command must be a string"}
-    if cwd is not None and not isinstance(cwd, str):
-        return {"id": ident, "error": "cwd must be a string"}
+    if not isinstance(cwd, str) or "\0" in cwd:
+        return {"id": ident, "error": "cwd must be a string naming a directory"}
+    cwd = os.path.join(policies.cwd, cwd)
+    if not os.path.isdir(cwd):
+        return {"id": ident, "error": f"cwd {cwd!r} is not a directory"}
     try:
+        policy = policies.for_directory(cwd)
         return {"id": ident, "verdict": check(command, policy, cwd=cwd).to_dict()}
-    except Exception as error:  # a checker bug must not take the server down
+    except ConfigError as error:
+        return {"id": ident, "error": str(error)}
+    except Exception as error:  # a checker bug: an error answer, which the client treats as a denial
         return {"id": ident, "error": f"internal error: {type(error).__name__}: {error}"}
 
 
-def serve(stdin: IO[str], stdout: IO[str], policy) -> int:
+def serve(stdin: IO[str], stdout: IO[str], policies: Policies) -> int:
     """Answer every line of `stdin` until end of file; return how many."""
     count = 0
     for line in stdin:
         if not line.strip():
             continue
-        stdout.write(json.dumps(answer(line, policy), ensure_ascii=False) + "\n")
+        stdout.write(json.dumps(answer(line, policies)) + "\n")
         stdout.flush()
         count += 1
     return count
-
-
-def main(argv: list[str]) -> int:
-    from ..judge.policy import ConfigError, Policy
-
-    if argv and argv[0] in ("-h", "--help"):
-        print(USAGE, end="")
-        return 0
-    if argv and (argv[0] != "--config" or len(argv) != 2):
-        print(f"bash-policy serve: bad arguments {argv!r}\n\n{USAGE}", end="", file=sys.stderr)
-        return 2
-    try:
-        policy = Policy.from_file(argv[1]) if argv else Policy.discover(".")
-    except ConfigError as error:
-        print(f"bash-policy serve: {error}", file=sys.stderr)
-        return 2
-    stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)
-    serve(stdin, sys.stdout, policy)
-    return 0
