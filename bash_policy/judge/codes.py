@@ -90,10 +90,13 @@ _TABLE: tuple[CodeInfo, ...] = (
          "rg \"foo", "Close the quote or bracket; write the command on one line.",
          'rg "foo"'),
     CodeInfo("BP101", "unsupported-syntax",
-         "Subshells, `{ …; }` groups, functions, `if`/`for`/`while`/`case`, `[[ ]]`, `(( ))`, "
-         "`export` and other constructs outside flat simple commands.",
-         "Each can hide commands or change the shell's state for later commands; none is needed to explore.",
-         "(cd src && rg foo)", "Write simple commands joined by `|`, `&&`, `||` or `;`: `cd src && rg foo`.",
+         "Constructs outside what the checker models: functions, `select`, `coproc`, loops other "
+         "than `for … in` and `while read`, `(( ))` with names, `=~`, here-documents in "
+         "substitutions.  (Subshells, groups, `if`, `case`, `for` and `while read` loops are "
+         "checked command by command.)",
+         "Each can hide commands, never end, or change the shell's state in ways the checker "
+         "does not follow; none is needed to explore.",
+         "f() { rg foo; }", "Write the commands themselves: `rg foo`.",
          'cd src && rg foo'),
     CodeInfo("BP102", "background",
          "A command run in the background with `&`.",
@@ -138,16 +141,19 @@ _TABLE: tuple[CodeInfo, ...] = (
          "`stdin_script = false`.",
          "head -c 3 notes.txt\nrg foo src"),
     CodeInfo("BP200", "command-substitution",
-         "`$(…)`, backquotes and process substitution `<(…)`/`>(…)`, also inside double quotes.",
-         "Each runs a command of its own, which the policy never sees.",
-         "rg $(whoami) src", "Run the inner command on its own first, then use its output literally.",
-         'rg whoami src'),
+         "A command or process substitution whose output lands where no unknown text may: a "
+         "redirection target, an assignment's value, a flag value that is checked; and backquotes.",
+         "The commands inside are checked like any other, but their output is unknown until run "
+         "time, so it may only stand where any text is harmless (docs/script-languages.md).",
+         'cat < "$(ls | head -1)"', "Run the inner command on its own first, then use its output "
+         "literally; as an operand of a harmless program (`cat \"$(…)\"`) it is allowed.",
+         'cat "$(ls | head -1)"'),
     CodeInfo("BP201", "parameter-expansion",
-         "`$var`, `${…}` and special parameters.",
-         "Their value is unknown until run time and unquoted ones split into several words, any of "
-         "which may become a flag; some operators evaluate code.",
-         "rg $PATTERN src", "Write the value literally.",
-         "rg 'PATTERN' src"),
+         "`$var`, `${…}` and special parameters where their value matters: a redirection target, "
+         "an assignment's value, `${…}` with operators.",
+         "Their value is unknown until run time; some operators evaluate code.",
+         'cat < "$F"', "Write the value literally; as an operand that cannot become a flag "
+         '(after `--`, or `"./$f"`) it is allowed.', 'cat -- "$F"'),
     CodeInfo("BP202", "arithmetic-expansion",
          "`$((…))` and `$[…]`.",
          "Arithmetic can read and assign variables, and array subscripts can run commands.",
@@ -166,10 +172,10 @@ _TABLE: tuple[CodeInfo, ...] = (
          "ls {src,tests}", "Write the words out (`ls src tests`) or quote the braces.",
          'ls src tests'),
     CodeInfo("BP205", "tilde-expansion",
-         "A leading `~` (or `~` after `=`/`:` in an assignment-like word) outside quotes.",
-         "It expands to a home directory whose value the checker cannot see.",
-         "cat ~/.bashrc", "Write the absolute path, or put the operand after `--`.",
-         'cat /home/me/.bashrc'),
+         "A `~` where the checker must know the directory it names: a `cd` target.",
+         "A tilde is an absolute path from the harness's environment, so as an operand it is "
+         "allowed; but `cd ~` changes the directory later commands and repository checks run in.",
+         "cd -- ~/src", "Write the absolute path.", "cd /home/me/src"),
     CodeInfo("BP206", "ansi-c-quoting",
          "`$'…'` and `$\"…\"` quoting.",
          "Escapes in `$'…'` and translations in `$\"…\"` produce text that differs from what is written.",
@@ -228,10 +234,12 @@ _TABLE: tuple[CodeInfo, ...] = (
          "gh api -X DELETE repos/o/r", "Use an allowed value; the message lists them.",
          'gh api repos/o/r'),
     CodeInfo("BP404", "expansion-as-flag",
-         "A word whose expansion could start with `-` in a place where the program reads flags.",
-         "A file named `-rf` or `--pre=sh` turns a glob into a flag.",
-         "ls | xargs rg foo", "Put expansions after `--`, or give them a fixed prefix like `./`.",
-         'ls | xargs rg foo --'),
+         "A word whose value is computed at run time (a variable, a substitution's output, a glob, "
+         "the operands xargs appends) where it could start with `-` and the program reads flags.",
+         "A file named `-rf`, or output that begins with `--pre=sh`, turns into a flag.",
+         "rg $PATTERN src", "Put it after `--` (`rg -- \"$PATTERN\" src`) or give it a fixed prefix "
+         "like `./`; programs whose every flag is harmless (ls, cat, echo) take any operand.",
+         'rg -- "$PATTERN" src'),
     CodeInfo("BP405", "subcommand",
          "A subcommand that is not read-only, or a missing or unknown subcommand.",
          "`git push`, `gh pr merge` and the like change state.",

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from ..read import exact
 from ..read.model import (
     ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, EXTGLOB, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE,
-    Arith, Assignment, Case, Command, Cond, For, Group, If, List, Pipeline, Span, Subshell, While,
-    Word,
+    Assignment, Case, Command, Cond, For, Group, If, List, Pipeline, Span, Subshell, While, Word,
+    children, walk,
 )
-from . import rules
+from . import rules, shapes
 from .codes import Code, Effect
 from .flow import command_directories
 from .policy import Policy
@@ -41,8 +41,9 @@ SCREEN = engine_rule("input_screen", """Over-long commands and invisible, contro
     codes=[Code.BP103, Code.BP104], deny=["rg foo\r"], allow=["rg foo"])
 SYNTAX = engine_rule("syntax", """Text that does not parse, or constructs outside what the checker models.
     What the checker cannot read exactly, it cannot judge.""",
-    codes=[Code.BP100, Code.BP101, Code.BP102], deny=['rg "foo', "rg foo &", "f() { rg x; }"],
-    allow=['rg "foo"'])
+    codes=[Code.BP100, Code.BP101, Code.BP102],
+    deny=['rg "foo', "rg foo &", "f() { rg x; }", "while true; do ls; done"],
+    allow=['rg "foo"', "(cd src && rg x)", "for f in a b; do wc -l \"$f\"; done"])
 READINGS = engine_rule("readings", """Commands that tree-sitter (or bashlex) reads differently from bash's grammar.
     Published bypasses of read-only checkers are mostly parser differentials:
     the checker read one command and bash ran another.  A command is allowed
@@ -58,7 +59,8 @@ EXPANSION = engine_rule("expansion", """A word whose value bash computes at run 
     `$'…'` quoting turn one written word into text the checker cannot know.""",
     codes=[Code.BP200, Code.BP201, Code.BP202, Code.BP203, Code.BP204, Code.BP205, Code.BP206,
            Code.BP207],
-    deny=["rg $(id)", "rg $X", "ls {a,b}"], allow=["rg 'x'"])
+    deny=['cat < "$(ls)"', 'cat < "$F"', "ls {a,b}", "rg $'\\x2d' x"],
+    allow=["rg 'x'", 'echo "$(git branch --show-current)"', 'rg -- "$X" src'])
 ASSIGNMENT = engine_rule("assignment", """Variable assignments outside the harmless list, and assignments without a command.
     Variables change what an allowed program does (PAGER, GIT_*, LD_PRELOAD),
     and a bare assignment changes the shell for every later command.""",
@@ -81,8 +83,9 @@ FLAGS = engine_rule("flags", """Flags that are denied, unknown, abbreviated, or 
     Read-only programs have flags that run programs or write files, and accept
     them in other spellings; only flags checked against the manual pass.""",
     codes=[Code.BP400, Code.BP401, Code.BP402, Code.BP403],
-    deny=["rg --pre cat x", "rg --frob x", "sort --out=f x", "rg --color=sometimes x"],
-    allow=["rg -n x"])
+    deny=["rg --pre cat x", "rg --frob x", "sort --out=f x", "rg --color=sometimes x",
+          'git log --format="$F"'],
+    allow=["rg -n x", 'git log --author="$USER"'])
 OPERANDS = engine_rule("operands", """Operands a program writes to or acts on, too many operands, and globs that could become flags.
     Some programs take an output file or a new name as a plain operand; a
     file named `--pre=sh` turns an unanchored glob into a flag.""",
@@ -151,6 +154,7 @@ class FlagUse:
     word: Word
     value_word: Word | None
     index: int
+    known: bool = True  # False: the value is computed at run time (`--author="$USER"`)
 
 
 @dataclass
@@ -162,10 +166,16 @@ class Invocation:
     flags: list[FlagUse] = field(default_factory=list)
     positionals: list[Word] = field(default_factory=list)
     after_double_dash: bool = False
+    # The flags the running rule declared it reads (None: any); see `uses`.
+    reads: frozenset[str] | None = None
 
     def uses(self, *names: str) -> list[FlagUse]:
-        """The uses of the flags that have any of `names` (any spelling)."""
+        """The uses of the flags that have any of `names` (any spelling).  A rule
+        may only ask for flags it declared in `reads`: the engine lets other
+        flags take values computed at run time, which it must never inspect."""
         wanted = set(names)
+        if self.reads is not None and not wanted <= self.reads:
+            raise LookupError(f"the rule reads {sorted(wanted - self.reads)} without declaring them")
         return [use for use in self.flags if wanted.intersection(use.flag.names)]
 
     def has(self, *names: str) -> bool:
@@ -189,6 +199,8 @@ class Context:
         self.rule = SYNTAX
         # Whether a program read so far for this command may read standard input.
         self.reads_stdin = False
+        # What the script's loops let each variable hold (judge/shapes.py).
+        self.variables: dict[str, shapes.Variable] = {}
 
     def deny(self, code: Code | str, span: Span, message: str, hint: str,
              effect: Effect | str | None = None, rule: str | None = None) -> None:
@@ -232,8 +244,10 @@ class Context:
 
     def run_rule(self, name: str, inv: Invocation) -> None:
         outer, self.rule = self.rule, name
+        rule = rules.get(name)
+        inv.reads = rule.reads
         try:
-            rules.get(name).check(inv, self)
+            rule.check(inv, self)
         finally:
             self.rule = outer
 
@@ -304,13 +318,6 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
 # The rule a problem the reader found belongs to, by its code's family.
 _PROBLEM_RULES = {"BP2": EXPANSION, "BP6": ASSIGNMENT}
 
-_COMPOUND_NAMES = {
-    Subshell: "a subshell `( … )`", Group: "a `{ …; }` group", If: "an `if` statement",
-    For: "a `for` loop", While: "a `while`/`until` loop", Case: "a `case` statement",
-    Arith: "a `(( … ))` arithmetic command", Cond: "a `[[ … ]]` test (use `[ … ]` or `test`)",
-}
-
-
 def _lines_at_risk(body: List, policy: Policy) -> set[int]:
     """Indices of the top-level pipelines that have a later line after them: when
     the harness pipes the script into bash, their standard input is that line."""
@@ -329,8 +336,15 @@ def _reads_input(redirects) -> bool:
 
 def _check_node(node, ctx: Context, index: dict[int, int], at_risk: set[int] = frozenset(),
                 stdin_is_script: bool = False) -> None:
-    """Check every simple command in the tree; constructs outside the model deny.
-    `stdin_is_script`: the node's standard input may be the rest of the script."""
+    """Check every command in the tree, as bash would run it.
+
+    Lists, pipelines, subshells, groups and `if`/`case` branches are checked
+    command by command; a `for` loop's variable holds what its words say (a
+    literal set, file names under a fixed prefix, or anything); `while` loops
+    only read lines (`while read -r l; do …; done < f`), since a loop with any
+    other test may never end.  Commands inside substitutions run too, so they
+    are checked like any other.  `stdin_is_script`: the node's standard input
+    may be the rest of the script (BP108)."""
     if isinstance(node, List):
         for item, op in zip(node.items, node.ops):
             if op == "&":
@@ -339,29 +353,185 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: set[int] = f
                          "drop the `&`; plan mode runs commands in the foreground only", rule=SYNTAX)
         for k, item in enumerate(node.items):
             _check_node(item, ctx, index, stdin_is_script=stdin_is_script or k in at_risk)
-    elif isinstance(node, Pipeline):
+        return
+    if isinstance(node, Pipeline):
         for k, member in enumerate(node.commands):
             _check_node(member, ctx, index, stdin_is_script=stdin_is_script and k == 0)
-    elif isinstance(node, Command):
-        ctx.segment = index[id(node)]
-        ctx.command = node
-        ctx.reads_stdin = False
-        check_segment(node, ctx)
-        if stdin_is_script and ctx.reads_stdin and node.words and not _reads_input(node.redirects):
-            line = ctx.source.count("\n", 0, node.span.start) + 1
-            ctx.deny(Code.BP108, node.words[0].span,
-                     f"`{ctx.source[node.span.start:node.span.end]}` on line {line} may read standard "
-                     "input; a harness that pipes the script into bash gives it the lines after it, "
-                     "which bash then never runs as checked",
-                     "write the whole script on one line (join the lines with `;` or `&&`), or "
-                     "give it its input (`< FILE`); for a harness that runs commands with "
-                     "`bash -c`, set stdin_script = false",
-                     Effect.EXEC, rule=SCRIPT_INPUT)
-    else:
-        ctx.segment = None
-        ctx.deny(Code.BP101, node.span,
-                 f"{_COMPOUND_NAMES[type(node)]} is outside what plan mode can check",
-                 "write simple commands joined by |, &&, || or ;", rule=SYNTAX)
+        return
+    redirects = node.redirects
+    if _reads_input(redirects):
+        stdin_is_script = False
+    for child in children(node):  # substitutions in the node's own words, then bodies
+        if isinstance(child, List) and not _is_body(node, child):
+            _check_node(child, ctx, index, stdin_is_script=stdin_is_script)
+    if isinstance(node, Command):
+        _check_command(node, ctx, index, stdin_is_script)
+        return
+    ctx.segment = None
+    ctx.command = None
+    _check_compound_redirects(redirects, ctx)
+    if isinstance(node, (Subshell, Group)):
+        _check_node(node.body, ctx, index, stdin_is_script=stdin_is_script)
+    elif isinstance(node, If):
+        for test, body in node.branches:
+            _check_node(test, ctx, index, stdin_is_script=stdin_is_script)
+            _check_node(body, ctx, index, stdin_is_script=stdin_is_script)
+        if node.orelse is not None:
+            _check_node(node.orelse, ctx, index, stdin_is_script=stdin_is_script)
+    elif isinstance(node, For):
+        _check_loop_words(node, ctx)
+        shape = shapes.loop_variable(node.words or ())
+        if node.name in _assigned_in(node.body):  # `read f` in the body: any value
+            shape = shapes.UNKNOWN
+        with _binding(ctx, (node.name,), shape, node.span):
+            _check_node(node.body, ctx, index, stdin_is_script=stdin_is_script)
+    elif isinstance(node, While):
+        names = _read_loop(node, ctx)
+        _check_node(node.test, ctx, index, stdin_is_script=stdin_is_script)
+        with _binding(ctx, names, shapes.UNKNOWN, node.span):
+            _check_node(node.body, ctx, index, stdin_is_script=stdin_is_script)
+    elif isinstance(node, Case):
+        for arm in node.arms:
+            if arm.body is not None:
+                _check_node(arm.body, ctx, index, stdin_is_script=stdin_is_script)
+    elif isinstance(node, Cond):
+        _check_cond(node, ctx)
+    # Arith: the reader admits only numbers and operators, which change nothing.
+
+
+def _is_body(node, child) -> bool:
+    """Whether `child` is one of a compound command's own command lists (checked
+    in order below) rather than a substitution inside one of its words."""
+    if isinstance(node, (Subshell, Group)):
+        return child is node.body
+    if isinstance(node, If):
+        return any(child is t or child is b for t, b in node.branches) or child is node.orelse
+    if isinstance(node, (For,)):
+        return child is node.body
+    if isinstance(node, While):
+        return child is node.test or child is node.body
+    if isinstance(node, Case):
+        return any(child is arm.body for arm in node.arms)
+    return False
+
+
+def _check_command(node: Command, ctx: Context, index: dict[int, int], stdin_is_script: bool) -> None:
+    ctx.segment = index[id(node)]
+    ctx.command = node
+    ctx.reads_stdin = False
+    check_segment(node, ctx)
+    if stdin_is_script and ctx.reads_stdin and node.words and not _reads_input(node.redirects):
+        line = ctx.source.count("\n", 0, node.span.start) + 1
+        ctx.deny(Code.BP108, node.words[0].span,
+                 f"`{ctx.source[node.span.start:node.span.end]}` on line {line} may read standard "
+                 "input; a harness that pipes the script into bash gives it the lines after it, "
+                 "which bash then never runs as checked",
+                 "write the whole script on one line (join the lines with `;` or `&&`), or "
+                 "give it its input (`< FILE`); for a harness that runs commands with "
+                 "`bash -c`, set stdin_script = false",
+                 Effect.EXEC, rule=SCRIPT_INPUT)
+
+
+class _binding:
+    """Give loop variables their shape inside the body, and deny names that are
+    not shell-local (shapes.local_name)."""
+
+    def __init__(self, ctx: Context, names, shape, span: Span):
+        self.ctx, self.names, self.shape = ctx, tuple(names), shape
+        for name in self.names:
+            if not shapes.local_name(name):
+                ctx.deny(Code.BP600, span,
+                         f"the loop assigns `{name}`, which may be a variable the harness exported: "
+                         "every program after it would run with the loop's value",
+                         "name the loop variable in lower case, e.g. `for f in …`", rule=ASSIGNMENT)
+
+    def __enter__(self):
+        self.saved = {n: self.ctx.variables.get(n) for n in self.names}
+        for name in self.names:
+            self.ctx.variables[name] = self.shape
+
+    def __exit__(self, *exc):
+        for name, shape in self.saved.items():
+            if shape is None:
+                self.ctx.variables.pop(name, None)
+            else:
+                self.ctx.variables[name] = shape
+
+
+def _assigned_in(body) -> set[str]:
+    """Names a command list may assign: `read` operands and inner loop variables."""
+    names: set[str] = set()
+    for node in walk(body):
+        if isinstance(node, Command) and node.words and node.words[0].value == "read":
+            names.update(w.value for w in node.words[1:] if w.value)
+        elif isinstance(node, For):
+            names.add(node.name)
+    return names
+
+
+def _check_loop_words(node: For, ctx: Context) -> None:
+    """A `for` loop's words: globs, variables and substitutions are fine (their
+    values become the variable's, judged where it is used); brace expansion and
+    `$'…'` stay denied."""
+    if node.words is None:
+        ctx.deny(Code.BP101, node.span, "`for NAME; do` loops over the script's arguments, which "
+                 "the checker cannot see", "list the words: for f in a b c; do …; done", rule=SYNTAX)
+        return
+    for word in node.words:
+        if word.value is None and not shapes.unknown_kinds_allowed(word):
+            ctx.deny_word(word, "in the loop's words")
+
+
+def _read_loop(node: While, ctx: Context) -> tuple[str, ...]:
+    """The variables of `while read NAME…; do`; any other loop may never end."""
+    items = node.test.items
+    command = items[0].commands[0] if len(items) == 1 and len(items[0].commands) == 1 else None
+    if node.until or not isinstance(command, Command) or not command.words \
+            or command.words[0].value != "read" or items[0].negated:
+        ctx.deny(Code.BP101, node.test.span,
+                 "only `while read …` loops are checked: a loop with another test may never end",
+                 "read lines: `while read -r line; do …; done < FILE`, or loop over words with `for`",
+                 Effect.HANG, rule=SYNTAX)
+        return ()
+    # Every identifier-like word, option values included: binding one too many is harmless.
+    return tuple(w.value for w in command.words[1:]
+                 if w.value and w.value.isascii() and w.value.isidentifier())
+
+
+def _check_compound_redirects(redirects, ctx: Context) -> None:
+    opened = {0, 1, 2}
+    for redirect in redirects:
+        _check_redirect(redirect, ctx, opened)
+        if redirect.fd is not None:
+            opened.add(redirect.fd)
+
+
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
+
+def _check_cond(node: Cond, ctx: Context) -> None:
+    """`[[ … ]]`: `-v`/`-R` evaluate the subscript of the name they test, and the
+    arithmetic tests evaluate their operands as expressions (a name is looked
+    up and its value evaluated), so their operands must be literal numbers."""
+    words = node.words
+    for k, word in enumerate(words):
+        if word.value in ("-v", "-R"):
+            ctx.deny(Code.BP400, word.span, f"`[[ {word.value} NAME ]]` evaluates the array subscript "
+                     "in NAME, which can run commands", "test files and strings: -f, -d, -n, -z, ==",
+                     Effect.EXEC, rule=FLAGS)
+        elif word.value in _ARITHMETIC_TESTS:
+            for operand in (words[k - 1] if k else None, words[k + 1] if k + 1 < len(words) else None):
+                if operand is None or not (operand.value and _SIGNED_NUMBER.fullmatch(operand.value)):
+                    ctx.deny(Code.BP202, (operand or word).span,
+                             f"`{word.value}` inside `[[ ]]` evaluates its operands as arithmetic; a "
+                             "name or expansion there is evaluated as an expression",
+                             "compare literal numbers, or use `[ A -eq B ]`", rule=EXPANSION)
+                    break
+        elif word.value is None and not shapes.unknown_kinds_allowed(word):
+            ctx.deny_word(word, "inside [[ ]]")
+
+
+_SIGNED_NUMBER = re.compile(r"[-+]?[0-9]+")
 
 
 def _screen(command: str, ctx: Context) -> bool:
@@ -575,13 +745,27 @@ class ArgvReader:
                 or (spec.style == "posix" and bool(self.inv.positionals)))
 
     def expanding_word(self, word: Word) -> None:
-        spec, inv = self.spec, self.inv
-        if not word.pathname_only:
-            self.ctx.deny_word(word)
-        elif spec.subcommands and not inv.positionals:
-            self.deny(Code.BP405, word.span, f"`{spec.display}` needs a literal subcommand",
-                      "write the subcommand literally", rule=SUBCOMMAND)
-        elif self.options_done or word.cannot_start_with_dash:
+        """A word whose value bash computes: allowed where no value it can take
+        does harm (judge/shapes.py) — after `--`, or one word that cannot start
+        with `-`, or any word for a program whose every flag is harmless."""
+        spec, inv, ctx = self.spec, self.inv, self.ctx
+        if spec.subcommands and not inv.positionals and not self.options_done:
+            if word.pathname_only:
+                self.deny(Code.BP405, word.span, f"`{spec.display}` needs a literal subcommand",
+                          "write the subcommand literally", rule=SUBCOMMAND)
+            else:
+                ctx.deny_word(word)
+            return
+        if not self.options_done and self.flag_with_unknown_value(word):
+            return
+        if not shapes.unknown_kinds_allowed(word):
+            ctx.deny_word(word)
+            return
+        single = shapes.single(word, ctx.source, ctx.variables)
+        safe = shapes.dash_safe(word, ctx.source, ctx.variables)
+        if not word.pathname_only and spec.hook and not rules.get(spec.hook).unknown_operands:
+            ctx.deny_word(word)  # the program's rule reads its operands: they must be known
+        elif self.options_done or safe or (spec.harmless and spec.positionals.role == "read"):
             inv.positionals.append(word)
         elif GLOB in {e.kind for e in word.expansions}:
             self.deny(Code.BP203, word.span,
@@ -589,9 +773,62 @@ class ArgvReader:
                       f"would be read by {spec.display} as a flag", _glob_hint(word.text),
                       rule=OPERANDS)
         else:
-            self.ctx.deny_word(word)
+            kind = "are split into words that" if not single else "is a word that"
+            self.deny(Code.BP404, word.span,
+                      f"`{word.text}` {kind} may start with `-`, which {spec.display} would read "
+                      "as a flag", self.double_dash_hint(word), rule=OPERANDS)
         if spec.style == "posix" and inv.positionals:
             self.options_done = True
+
+    def double_dash_hint(self, word: Word) -> str:
+        """The command with `--` before `word` (quoted), when no flag follows it."""
+        words = self.words
+        at = next(k for k, w in enumerate(words) if w is word)
+        if any(w.value is None or w.value.startswith("-") for w in words[at + 1:]):
+            return "put it after `--`, or give it a fixed prefix such as `./`"
+        text = word.text if word.text.startswith('"') else f'"{word.text}"'
+        rewritten = " ".join([w.text for w in words[:at]] + ["--", text] + [w.text for w in words[at + 1:]])
+        return f"put it after `--`: `{rewritten}`"
+
+    def flag_with_unknown_value(self, word: Word) -> bool:
+        """`--author="$USER"` or `-n"$N"`: a known flag whose attached value is
+        computed at run time.  True when the word was judged here."""
+        prefix = word.prefix
+        if prefix.startswith("--"):
+            name, eq, _ = prefix.partition("=")
+            if not eq:
+                return False
+        elif prefix.startswith("-") and len(prefix) == 2:
+            name = prefix
+        else:
+            return False
+        flag = self.spec.flags.get(name)
+        if flag is None or flag.denied is not None or flag.value == "none":
+            return False
+        self.unknown_value(flag, name, word, word)
+        return True
+
+    def unknown_value(self, flag: Flag, name: str, word: Word, holder: Word) -> None:
+        """A value computed at run time: fine for a flag whose values all only
+        shape output (no choices, not read by the program's rule), when it
+        stays one word."""
+        ctx = self.ctx
+        rule = rules.get(self.spec.hook) if self.spec.hook else None
+        read = rule is not None and (rule.reads is None or bool(rule.reads & set(flag.names)))
+        if GLOB in {e.kind for e in holder.expansions}:
+            self.deny(Code.BP203, holder.span,
+                      f"`{holder.text}` expands to file names, which become the value of {name} "
+                      "and further words", _glob_hint(holder.text), rule=EXPANSION)
+        elif not shapes.unknown_kinds_allowed(holder) or not shapes.single(holder, ctx.source,
+                                                                           ctx.variables):
+            ctx.deny_word(holder, f"as the value of {name}")
+        elif flag.choices is not None or read:
+            self.deny(Code.BP403, holder.span,
+                      f"the value of `{self.spec.display} {name}` is computed at run time, and "
+                      f"{'only some values are allowed' if flag.choices else 'its value is checked'}",
+                      f"write the value of {name} literally")
+        else:
+            self.record(flag, name, None, word, holder, known=False)
 
     def subcommand(self, word: Word) -> None:
         spec, value = self.spec, word.value
@@ -689,20 +926,20 @@ class ArgvReader:
         holder = self.words[self.i]
         self.i += 1
         if holder.value is None:
-            if holder.pathname_only:
+            if GLOB in {e.kind for e in holder.expansions}:
                 self.deny(Code.BP203, holder.span,
                           f"`{holder.text}` as the value of {name} expands to file names; "
                           "the first becomes the value and the rest become operands",
                           f"quote it: {name} '{holder.text}'", rule=EXPANSION)
             else:
-                self.ctx.deny_word(holder, f"as the value of {name}")
+                self.unknown_value(flag, name, word, holder)
             return None
         return holder
 
     def record(self, flag: Flag, name: str, value: str | None, word: Word,
-               holder: Word | None) -> None:
+               holder: Word | None, known: bool = True) -> None:
         index = next(k for k, w in enumerate(self.words) if w is word)
-        self.inv.flags.append(FlagUse(flag, name, value, word, holder, index))
+        self.inv.flags.append(FlagUse(flag, name, value, word, holder, index, known))
 
     def denied_flag(self, flag: Flag, shown: str, word: Word, consumes_next: bool) -> None:
         reason = flag.denied
@@ -771,7 +1008,8 @@ class ArgvReader:
                           f"name the command after {spec.display}, with its operands after `--`",
                           rule=OPERANDS)
             return
-        if appended and not (role == "read" and inv.after_double_dash and spec.positionals.max is None):
+        if appended and not (role == "read" and spec.positionals.max is None
+                             and (inv.after_double_dash or spec.harmless)):
             self.deny(Code.BP404, inv.words[0].span,
                       f"`{spec.display}` gets extra operands from standard input, which could be read "
                       "as flags",
@@ -786,8 +1024,8 @@ class ArgvReader:
         limit = spec.positionals.max
         if limit is None:
             return
-        # A glob may expand to any number of operands; a tilde is always one.
-        expanding = [w for w in pos if w.value is None and any(e.kind == GLOB for e in w.expansions)]
+        # A glob or an unquoted expansion may become any number of operands.
+        expanding = [w for w in pos if not shapes.single(w, ctx.source, ctx.variables)]
         if len(pos) <= limit and not expanding:
             return
         culprit = expanding[0] if expanding else pos[limit]

@@ -30,6 +30,15 @@ from ..read.model import (
 _ABSOLUTE = frozenset({"PWD", "HOME"})
 _NAME = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?\Z")
 _IFS_OR_GLOB = re.compile(r"[ \t\n*?\[]")
+_LOCAL_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def local_name(name: str) -> bool:
+    """Whether a loop or `read` may assign `name`: a shell-local name.  A
+    variable the harness exported (PAGER, GIT_*, LD_PRELOAD, http_proxy)
+    would change what every later program runs with, so upper-case names and
+    the lower-case proxy variables programs read are not local."""
+    return bool(_LOCAL_NAME.fullmatch(name)) and not name.endswith("_proxy")
 
 
 @dataclass(frozen=True)

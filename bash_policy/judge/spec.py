@@ -92,6 +92,10 @@ class CommandSpec:
     # "no-files": only without file operands (after `stdin_skip` others) or with `-`.
     stdin: str = "always"
     stdin_skip: int = 0
+    # Every option the program has (per its manual, and its --help where installed:
+    # tests/test_harmless.py) only shapes output or reads, so an operand whose value
+    # is unknown cannot do harm even if it turns out to be a flag.
+    harmless: bool = False
     # Variables the command must set to stay read-only, with their allowed values.
     requires_env: Mapping[str, tuple[tuple[str, ...], Reason]] = field(default_factory=dict)
     # Commands that must pass and must be denied (with a code): run by the test suite.
@@ -171,7 +175,7 @@ def _effect(table: Any, where: str) -> Reason:
 _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
-    "requires_env", "examples", "stdin", "stdin_skip",
+    "requires_env", "examples", "stdin", "stdin_skip", "harmless",
 }
 STDIN_MODES = ("always", "never", "no-files")
 
@@ -266,9 +270,23 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         double_dash=bool(table.get("double_dash", True)),
         stdin=stdin,
         stdin_skip=stdin_skip,
+        harmless=_harmless(table, flags, positionals, where),
         examples_allow=examples_allow,
         examples_deny=examples_deny,
     )
+
+
+def _harmless(table: Mapping[str, Any], flags: Mapping[str, Flag], positionals: Positionals,
+              where: str) -> bool:
+    """`harmless = true` holds only for a program with no denied flag, whose operands are read."""
+    harmless = table.get("harmless", False)
+    if not isinstance(harmless, bool):
+        raise SpecError(f"{where}.harmless: must be true or false")
+    if harmless and (any(f.denied for f in flags.values()) or positionals.role != "read"
+                     or positionals.max is not None):
+        raise SpecError(f"{where}.harmless: a harmless program has no denied flags and reads "
+                        "any number of operands")
+    return harmless
 
 
 def _examples(value: Any, where: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:

@@ -44,7 +44,9 @@ def git_global(inv, ctx) -> None:
 
 @rule("git_log", codes=[Code.BP400, Code.BP403],
       deny=["git log --format='%G?'", "git log --pretty=mine", "git for-each-ref --format='%(signature)'"],
-      allow=["git log --format='%h %s'", "git log --pretty=oneline"])
+      allow=["git log --format='%h %s'", "git log --pretty=oneline", 'git log --author="$USER"',
+             'git log --oneline -- "$f"'],
+      reads=("--pretty", "--format"), unknown_operands=True)
 def git_log(inv, ctx) -> None:
     """--pretty/--format values that run gpg or name a format from config.
     Signature placeholders (`%G?`, `%(signature)`) verify signatures with gpg;

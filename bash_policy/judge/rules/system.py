@@ -10,14 +10,15 @@ import decimal
 import re
 
 from ..codes import Code, Effect
+from ..shapes import local_name
 from . import rule
 
 SLEEP_LIMIT_SECONDS = 30
 SEQ_LIMIT_LINES = 1_000_000
 _HUGE = 10**18  # counts from here on are only reported as "more than"
-_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)")
+_DURATION = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([smhd]?)")
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
-_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 @rule("printf_no_assign", codes=[Code.BP400], deny=["printf -vX '%s' a"], allow=["printf '%s\\n' a"])
@@ -69,6 +70,28 @@ def test_no_variable_tests(inv, ctx) -> None:
                      f"`{inv.spec.display} {word.value}` evaluates the array subscript in the "
                      "variable name it tests, which can run commands",
                      "test files and strings only (-e, -f, -d, -n, -z, =, !=)", Effect.EXEC)
+
+
+@rule("read_names", codes=[Code.BP406, Code.BP600],
+      deny=["read 'a[$(id)]'", "read PAGER", "read -r"], allow=["read -r line", "read -r a b"])
+def read_names(inv, ctx) -> None:
+    """`read` into names that are not plain, shell-local variables.
+    bash evaluates a subscript in a name (`a[$(cmd)]`), which runs commands; a
+    name the harness may have exported (PAGER, GIT_*, http_proxy) would change
+    what later programs run with; without a name, bash assigns REPLY."""
+    if not inv.positionals:
+        ctx.deny(Code.BP406, inv.words[0].span, "`read` without a name assigns REPLY, which later "
+                 "commands cannot be checked against", "name the variable: `read -r line`")
+    for word in inv.positionals:
+        name = word.value
+        if name is None or not (name.isascii() and name.isidentifier()):
+            ctx.deny(Code.BP406, word.span, f"`read {word.text}`: a name with a subscript or an "
+                     "expansion is evaluated, which can run commands",
+                     "read into a plain lower-case name: `read -r line`", Effect.EXEC)
+        elif not local_name(name):
+            ctx.deny(Code.BP600, word.span, f"`read {name}` may assign a variable the harness "
+                     "exported, changing what later programs run with",
+                     "read into a lower-case name: `read -r line`", Effect.STATE)
 
 
 @rule("sleep_bounded", codes=[Code.BP406], deny=["sleep 1000", "sleep inf"], allow=["sleep 2"])
