@@ -38,7 +38,7 @@ from bash_policy.render import text as render_text
 from oracle_support import StubBin, argv_mismatches, bash_names
 
 EXAMPLES = int(os.environ.get("BASH_POLICY_ORACLE_EXAMPLES", "5000"))
-POLICY = Policy.default()
+POLICY = Policy.from_mapping({"stdin_script": False})  # the oracle runs `bash -c`
 KEYWORDS = bash_names("k")
 PROGRAMS = [n for n in POLICY.program_names()
             if "/" not in n and n not in KEYWORDS and POLICY.spec(n).denied is None]

@@ -143,6 +143,15 @@ _BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "
 
 
 @dataclass(frozen=True, slots=True)
+class Appended:
+    """Operands a wrapper appends from its input (`xargs`): `dash_safe` when none
+    can start with `-` (the NUL-separated paths `find DIR -print0` prints)."""
+
+    wrapper: str
+    dash_safe: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class FlagUse:
     """One flag as the program reads it: the flag, the name as written, its value
     (None when it takes none), the word holding the flag, the word holding the
@@ -195,6 +204,10 @@ class Context:
         # The literal per-command assignments of the command being checked.
         self.assignments: dict[str, str | None] = {}
         self.command: Command | None = None
+        # The command before this one in its pipeline, whose output is this one's input.
+        self.pipe_source: Command | None = None
+        # Checking a command a program runs in directories of its own (find -execdir).
+        self.elsewhere = False
         self.where: dict[int, set[str | None]] = {}  # command id -> directories (flow.py)
         self.rule = SYNTAX
         # Whether a program read so far for this command may read standard input.
@@ -227,9 +240,9 @@ class Context:
         at = expansion.span if code in (Code.BP200, Code.BP201, Code.BP202) else word.span
         self.deny(code, at, f"`{shown}`{where}: {why}", hint, rule=EXPANSION)
 
-    def check_inner(self, words: tuple[Word, ...], appended: str | None = None) -> None:
+    def check_inner(self, words: tuple[Word, ...], appended: Appended | None = None) -> None:
         """Check a command a wrapper runs (`env X=1 rg`, `xargs rg`) as if typed
-        alone; `appended` names the wrapper when it appends unknown operands."""
+        alone; `appended` when the wrapper appends operands from its input."""
         check_argv(words, self, appended)
 
     def check_assignment(self, assignment: Assignment) -> None:
@@ -238,6 +251,8 @@ class Context:
 
     def directories(self) -> set[str | None]:
         """Every directory the command being checked may run in (None: unknown)."""
+        if self.elsewhere:
+            return {None}  # `find -execdir`: in each found file's directory
         if self.command is None:
             return {self.cwd}
         return self.where.get(id(self.command), {self.cwd})
@@ -356,7 +371,10 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: set[int] = f
         return
     if isinstance(node, Pipeline):
         for k, member in enumerate(node.commands):
+            before = node.commands[k - 1] if k else None
+            ctx.pipe_source = before if isinstance(before, Command) else None
             _check_node(member, ctx, index, stdin_is_script=stdin_is_script and k == 0)
+        ctx.pipe_source = None
         return
     redirects = node.redirects
     if _reads_input(redirects):
@@ -656,7 +674,7 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
              Effect.WRITE, rule=REDIRECTION)
 
 
-def check_argv(words: tuple[Word, ...], ctx: Context, appended: str | None = None) -> None:
+def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None = None) -> None:
     """Check one program's argv (the program word first).  `appended` names
     the wrapper that appends operands from standard input, if any."""
     program = words[0]
@@ -696,7 +714,7 @@ class ArgvReader:
     A subcommand hands the rest of the words to a reader of its own."""
 
     def __init__(self, spec: CommandSpec, words: tuple[Word, ...], start: int, ctx: Context,
-                 appended: str | None):
+                 appended: Appended | None):
         self.spec = spec
         self.words = words
         self.i = start
@@ -866,8 +884,31 @@ class ArgvReader:
                           f"write `{name}` alone")
                 return
             self.record(flag, name, None, word, None)
+            if flag.runs:
+                self.inner_command(flag, name, word)
             return
         self.with_value(flag, name, word, attached if eq else None)
+
+    def inner_command(self, flag: Flag, name: str, word: Word) -> None:
+        """`find -exec CMD ;`: the words up to the terminator are a command the
+        program runs, checked like any other; each `{}` in it is a path the
+        program fills in, which never starts with `-` (judge/shapes.py)."""
+        words = self.words
+        end = next((k for k in range(self.i, len(words)) if words[k].value in flag.runs), None)
+        if end is None or end == self.i:
+            self.deny(Code.BP403, word.span, f"`{self.spec.display} {name}` needs a command and "
+                      f"one of {', '.join(f'`{r}`' for r in flag.runs)} after it",
+                      f"write {name} COMMAND {{}} \\;")
+            self.i = len(words)
+            return
+        inner = tuple(shapes.found_path(w) for w in words[self.i:end])
+        self.i = end + 1
+        ctx = self.ctx
+        outer, ctx.elsewhere = ctx.elsewhere, ctx.elsewhere or flag.runs_elsewhere
+        try:
+            ctx.check_inner(inner)
+        finally:
+            ctx.elsewhere = outer
 
     def short_cluster(self, word: Word) -> None:
         spec, text = self.spec, word.value
@@ -1000,7 +1041,7 @@ class ArgvReader:
                               "name the program literally", rule=PROGRAM)
                     return
                 start = next(k for k, w in enumerate(inv.words) if w is inner[0])
-                appender = spec.display if spec.positionals.appends else None
+                appender = Appended(spec.display) if spec.positionals.appends else None
                 ctx.check_inner(inv.words[start:], appended or appender)
             elif appended:  # `xargs nice`: the appended operands would be the command
                 self.deny(Code.BP404, inv.words[0].span,
@@ -1009,12 +1050,12 @@ class ArgvReader:
                           rule=OPERANDS)
             return
         if appended and not (role == "read" and spec.positionals.max is None
-                             and (inv.after_double_dash or spec.harmless)):
+                             and (inv.after_double_dash or spec.harmless or appended.dash_safe)):
             self.deny(Code.BP404, inv.words[0].span,
                       f"`{spec.display}` gets extra operands from standard input, which could be read "
                       "as flags",
                       f"put `--` before the operands of {spec.display}: "
-                      f"`{appended} {_with_double_dash(inv)}`", rule=OPERANDS)
+                      f"`{appended.wrapper} {_with_double_dash(inv)}`", rule=OPERANDS)
         if role == "none" and pos:
             self.deny(Code.BP406, pos[0].span, f"`{spec.display}` takes no operands here",
                       f"drop `{pos[0].text}`", rule=OPERANDS)

@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass
 
 from ..read.model import (
-    ANSI_C, BRACE, COMMAND_SUB, EXTGLOB, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE, Word,
+    ANSI_C, BRACE, COMMAND_SUB, EXTGLOB, FOUND, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE,
+    Expansion, Word,
 )
 
 # Variables whose value is an absolute path whenever bash runs: PWD is set by
@@ -82,7 +83,7 @@ def single(word: Word, source: str, variables: dict[str, Variable]) -> bool:
     for e in word.expansions:
         if e.kind in (GLOB, BRACE, EXTGLOB):
             return False
-        if e.kind in (TILDE, PROCESS_SUB, ANSI_C, LOCALE) or e.quoted:
+        if e.kind in (TILDE, PROCESS_SUB, FOUND, ANSI_C, LOCALE) or e.quoted:
             continue
         if e.kind == PARAMETER and variables.get(_name(source, e) or "", UNKNOWN).splits_safe:
             continue
@@ -97,7 +98,7 @@ def dash_safe(word: Word, source: str, variables: dict[str, Variable]) -> bool:
     if word.prefix:
         return not word.prefix.startswith("-")
     first = word.expansions[0]
-    if first.kind in (TILDE, PROCESS_SUB):
+    if first.kind in (TILDE, PROCESS_SUB, FOUND):
         return True
     if first.kind == PARAMETER:
         name = _name(source, first)
@@ -115,6 +116,16 @@ def unknown_kinds_allowed(word: Word) -> bool:
     substitutions whose commands were read, tildes and globs.  Arithmetic
     with names never reaches here (the reader denies it); ANSI-C and locale
     quoting, brace and extended globs stay denied (BP204, BP206, BP207)."""
-    return all(e.kind in (PARAMETER, TILDE, GLOB) or (e.kind in (COMMAND_SUB, PROCESS_SUB)
-                                                      and e.body is not None)
+    return all(e.kind in (PARAMETER, TILDE, GLOB, FOUND) or (e.kind in (COMMAND_SUB, PROCESS_SUB)
+                                                             and e.body is not None)
                for e in word.expansions)
+
+
+def found_path(word: Word) -> Word:
+    """A word of `find -exec CMD ;` with each `{}` standing for the path find
+    fills in: a path under a starting point (or `./NAME` with -execdir), one
+    word that never starts with `-`."""
+    if word.value is None or "{}" not in word.value:
+        return word
+    prefix = word.value.partition("{}")[0]
+    return Word(word.text, word.span, None, (Expansion(FOUND, word.span),), prefix)

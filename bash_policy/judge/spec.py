@@ -56,6 +56,10 @@ class Flag:
     choices: frozenset[str] | None = None
     denied: Reason | None = None
     reads_stdin: bool = False  # the flag makes the program read standard input (`--stdin`)
+    # A flag followed by a command the program runs, up to one of these words
+    # (`find -exec CMD ;`); `{}` in it is a path the program fills in.
+    runs: tuple[str, ...] = ()
+    runs_elsewhere: bool = False  # it runs in each found file's directory (-execdir)
 
     @property
     def display(self) -> str:
@@ -116,16 +120,21 @@ class CommandSpec:
 def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
     """A flag from its text (`-A/--after-context=NUM`) or from a table that
     adds how it takes its value: `{flag = "--max-parents=N", attached = true}`."""
-    attached = reads_stdin = False
+    attached = reads_stdin = elsewhere = False
+    runs: tuple[str, ...] = ()
     if isinstance(entry, Mapping):
-        unknown = set(entry) - {"flag", "attached", "stdin"}
+        unknown = set(entry) - {"flag", "attached", "stdin", "runs", "elsewhere"}
         if unknown or not isinstance(entry.get("flag"), str):
             raise SpecError(f"{where}: a flag table has `flag` (its text), and optionally "
-                            "`attached` and `stdin`")
+                            "`attached`, `stdin` and `runs`")
         attached = entry.get("attached", False)
         reads_stdin = entry.get("stdin", False)
         if not isinstance(attached, bool) or not isinstance(reads_stdin, bool):
             raise SpecError(f"{where}: `attached` and `stdin` must be true or false")
+        runs = tuple(_list_of_str(entry.get("runs", []), f"{where}.runs"))
+        elsewhere = entry.get("elsewhere", False)
+        if not isinstance(elsewhere, bool) or (elsewhere and not runs):
+            raise SpecError(f"{where}: `elsewhere` (true or false) goes with `runs`")
         text = entry["flag"]
     elif isinstance(entry, str):
         text = entry
@@ -150,7 +159,9 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
         if value != "required":
             raise SpecError(f"{where}: `attached` needs a flag written with =VALUE: {text!r}")
         value = "attached"
-    return Flag(names, value, metavar, choices, denied, reads_stdin)
+    if runs and value != "none":
+        raise SpecError(f"{where}: a flag that runs a command takes no value: {text!r}")
+    return Flag(names, value, metavar, choices, denied, reads_stdin, runs, elsewhere)
 
 
 def _effect(table: Any, where: str) -> Reason:

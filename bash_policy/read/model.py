@@ -27,6 +27,9 @@ TILDE = "tilde"
 ANSI_C = "ansi-c-quoting"
 LOCALE = "locale-quoting"
 EXTGLOB = "extglob"
+# A path a program fills into a command it runs (`find -exec CMD {} ;`): one
+# word, under a starting point, never starting with `-`.
+FOUND = "found-path"
 
 PATHNAME_KINDS = frozenset({GLOB, TILDE})
 

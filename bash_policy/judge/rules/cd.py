@@ -49,7 +49,7 @@ def known_directories(ctx, anchor, what: str, unchecked_note: str, effect: str) 
         else:
             program = ctx.source[anchor.start:anchor.end]
             ctx.deny(Code.BP601, anchor,
-                     f"`{program}` may run in a directory the checker cannot resolve (after `cd` "
-                     f"with no operand, which goes to $HOME), so {what} is unknown",
-                     "cd to an absolute path first", effect)
+                     f"`{program}` may run in a directory the checker cannot resolve (after a "
+                     f"`cd` to $HOME or an unknown place, or under `find -execdir`), so {what} "
+                     "is unknown", "cd to an absolute path first; use `find -exec`", effect)
     return found

@@ -6,8 +6,9 @@ rule for that program applies as if it had been typed alone.
 
 from __future__ import annotations
 
-from ...read.model import Assignment, Word
+from ...read.model import Assignment, Command, Word
 from ..codes import Code, Effect
+from ..engine import Appended
 from . import rule
 
 
@@ -49,3 +50,43 @@ def command_builtin(inv, ctx) -> None:
                  "name the program literally")
         return
     ctx.check_inner(inv.words[inv.words.index(first):])
+
+
+# find actions that print something other than each path: a file's own name,
+# a format, a listing, or output elsewhere.
+_OTHER_OUTPUT = frozenset({"-print", "-printf", "-ls", "-fprint", "-fprint0", "-fprintf", "-fls",
+                           "-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _prints_paths_nul(command: Command | None) -> bool:
+    """Whether `command` is `find … -print0` and prints nothing else: every path
+    it prints starts with a starting point, and a starting point never starts
+    with `-` (find reads such a word as part of the expression), or is `./…`."""
+    if command is None or not command.words or command.words[0].value != "find":
+        return False
+    values = [w.value for w in command.words[1:]]
+    return None not in values and "-print0" in values and not _OTHER_OUTPUT.intersection(values)
+
+
+@rule("xargs_command", codes=[Code.BP302],
+      deny=["xargs src*"],
+      allow=["find . -name '*.py' -print0 | xargs -0 rg -n foo", "ls | xargs wc -l",
+             "ls | xargs rg foo --", "ls | xargs"],
+      reads=("-0", "-a", "-d"))
+def xargs_command(inv, ctx) -> None:
+    """`xargs PROGRAM`, whose program gets operands from standard input that could be flags.
+    The appended operands are any words of the input, so the program must take
+    them after `--` or have only harmless flags — unless the input is the
+    NUL-separated paths of `find DIR -print0` read with `xargs -0`, which never
+    start with `-`.  Without a program, xargs runs echo."""
+    if not inv.positionals:
+        return
+    first = inv.positionals[0]
+    if first.value is None:
+        ctx.deny(Code.BP302, first.span, "the program after `xargs` is not literal",
+                 "name the program literally")
+        return
+    safe = (inv.has("-0") and not inv.uses("-a") and not inv.uses("-d")
+            and _prints_paths_nul(ctx.pipe_source))
+    start = next(k for k, w in enumerate(inv.words) if w is first)
+    ctx.check_inner(inv.words[start:], Appended(inv.spec.display, safe))
