@@ -224,7 +224,7 @@ def argv_mismatches(verdict: Verdict, run: Run) -> list[str]:
         else:
             pending.append(words)
     for words in pending:
-        match = next((r for r, n in unmatched.items() if n > 0 and _fits(words, r)), None)
+        match = next((r for r, n in unmatched.items() if n > 0 and _fits(words, r, verdict.command)), None)
         if match is None:
             problems.append(f"checker read {[w.value for w in words]!r}, bash passed no such argv")
         else:
@@ -235,16 +235,24 @@ def argv_mismatches(verdict: Verdict, run: Run) -> list[str]:
     return problems
 
 
-def _fits(words, record: tuple[str, ...]) -> bool:
-    if len(words) != len(record):
-        return False
-    for word, arg in zip(words, record):
+def _fits(words, record: tuple[str, ...], source: str) -> bool:
+    """Whether bash's argv `record` can be what the checker read: literal words
+    equal, a word that stays one word (a glob with no match, `~`, a quoted
+    expansion) one argument starting with its literal prefix, and a word that
+    is split (an unquoted `$x`, `$(…)`) any number of arguments."""
+    from bash_policy.judge.shapes import single
+
+    def match(i: int, j: int) -> bool:
+        if i == len(words):
+            return j == len(record)
+        word = words[i]
         if word.value is not None:
-            if word.value != arg:
-                return False
-        elif not (word.pathname_only and arg.startswith(word.prefix)):
-            return False
-    return True
+            return j < len(record) and record[j] == word.value and match(i + 1, j + 1)
+        if word.pathname_only or single(word, source, {}):
+            return j < len(record) and record[j].startswith(word.prefix) and match(i + 1, j + 1)
+        return any(match(i + 1, k) for k in range(j, len(record) + 1))
+
+    return match(0, 0)
 
 
 # -- effect oracle --------------------------------------------------------

@@ -28,7 +28,7 @@ _CONFIG_KEYS = {"trusted_dirs", "write_targets", "network_paths", "env", "limits
                 "scope_roots", "crosscheck", "stdin_script", "trusted_repo_keys"}
 # Tools whose repository config is read with an allowlist of inert keys (docs/config.md).
 REPO_CONFIG_TOOLS = ("git", "npm")
-# Whether a second parser (bashlex) must agree before a command is allowed (docs/crosscheck.md).
+# Whether a second parser (bashlex) must agree before a command is allowed (docs/readers.md).
 CROSSCHECK_MODES = ("auto", "required", "off")
 
 
