@@ -17,6 +17,7 @@ from .codes import Code, Effect
 from .policy import Policy
 from .rules import engine_rule
 from .scope import check_scope
+from .special import special_file, special_operand
 from .spec import CommandSpec, Flag, Reason
 from .verdict import Denial, Verdict
 from ..read.model import (
@@ -78,6 +79,14 @@ OPERANDS = engine_rule("operands", """Operands a program writes to or acts on, t
     file named `--pre=sh` turns an unanchored glob into a flag.""",
     codes=[Code.BP406, Code.BP203, Code.BP404],
     deny=["rg foo *.py", "pwd x", "ls | xargs rg x"], allow=["rg foo ./*.py"])
+SPECIAL = engine_rule("special_files", """Files to read under /dev, /proc and /sys, other than a few harmless ones.
+    Reading a device or kernel file may never end (`cat /dev/zero`, `/proc/kmsg`)
+    or reach another file (`/proc/self/root/dev/zero`); only /dev/null, the
+    standard streams and a short list of /proc files may be read.  This applies
+    to operands that may be files and to flags whose value names a file to read.""",
+    codes=[Code.BP406, Code.BP403],
+    deny=["cat /dev/zero", "wc -c /proc/self/root/dev/zero", "grep -f /dev/zero x"],
+    allow=["cat /dev/null", "cat /proc/cpuinfo", "ls /dev", "grep -e /dev/zero x"])
 SCOPE = engine_rule("scope", """With `scope_roots` set: paths outside those directories.
     Read-only tools still read secrets outside the project.""",
     codes=[Code.BP602], deny=[], allow=["ls"],
@@ -451,6 +460,8 @@ class ArgvReader:
                 ctx.deny(Code.BP304, self.words[self.i - 1].span, f"`{spec.display}` {reason.why}",
                          reason.fix or f"prefix the command with {name}={values[0]}", reason.effect,
                          rule=PROGRAM)
+        if spec.obsolete is not None and self.i < len(self.words):
+            self.obsolete_form()
         while self.i < len(self.words):
             word = self.words[self.i]
             self.i += 1
@@ -461,7 +472,7 @@ class ArgvReader:
                     self.subcommand(word)
                     return
                 self.inv.positionals.append(word)
-                if spec.style == "posix":
+                if not spec.permute:
                     self.options_done = True
             elif word.value == "--" and spec.double_dash:
                 self.options_done = True
@@ -476,8 +487,7 @@ class ArgvReader:
         spec = self.spec
         if spec.style == "text" and value not in spec.flags:
             self.options_done = True  # echo-like: the first word that is not a flag starts the text
-        return (self.options_done or value == "-" or not value.startswith("-")
-                or (spec.style == "posix" and bool(self.inv.positionals)))
+        return self.options_done or value == "-" or not value.startswith("-")
 
     def expanding_word(self, word: Word) -> None:
         spec, inv = self.spec, self.inv
@@ -495,8 +505,42 @@ class ArgvReader:
                       rule=OPERANDS)
         else:
             self.ctx.deny_word(word)
-        if spec.style == "posix" and inv.positionals:
+        if not spec.permute and inv.positionals:
             self.options_done = True
+
+    def obsolete_form(self) -> None:
+        """The program's obsolete first-argument syntax (`tail -cf FILE` is
+        `tail -c 10 -f FILE`): the letters it names are judged as their flags.
+        Where the form depends on operands the checker cannot count (a glob),
+        it is taken to apply."""
+        form, word = self.spec.obsolete, self.words[self.i]
+        if word.value is None:
+            if word.pathname_only and (not word.prefix or word.prefix[0] in form.starts):
+                self.i += 1
+                self.deny(Code.BP203, word.span,
+                          f"`{word.text}` may expand to a file name that {self.spec.display} reads "
+                          "as its obsolete option syntax", _glob_hint(word.text), rule=OPERANDS)
+            return
+        match = form.form.fullmatch(word.value)
+        if match is None:
+            return
+        if form.max_operands is not None:
+            rest = list(self.words[self.i + 1:])
+            if rest and rest[0].value == "--":
+                rest.pop(0)
+            known = all(w.value is not None for w in rest)
+            dashed = any(w.value is not None and w.value.startswith("-") and w.value != "-"
+                         for w in rest)
+            if known and (len(rest) > form.max_operands or dashed):
+                return
+        self.i += 1
+        for group, name in form.flags.items():
+            if match[group]:
+                flag = self.spec.flags[name]
+                if flag.denied is not None:
+                    self.denied_flag(flag, f"{name} (in {word.value})", word, consumes_next=False)
+                else:
+                    self.record(flag, name, None, word, None)
 
     def subcommand(self, word: Word) -> None:
         spec, value = self.spec, word.value
@@ -526,7 +570,8 @@ class ArgvReader:
             self.unknown_flag(name, word)
             return
         if flag.denied is not None:
-            self.denied_flag(flag, name, word, consumes_next=flag.value == "required" and not eq)
+            self.denied_flag(flag, name, word, consumes_next=flag.value in ("required", "lastarg")
+                             and not eq)
             return
         if flag.value == "none":
             if eq:
@@ -551,7 +596,8 @@ class ArgvReader:
             if flag.denied is not None:
                 shown = name if len(text) == 2 else f"{name} (in {text})"
                 self.denied_flag(flag, shown, word,
-                                 consumes_next=flag.value == "required" and k + 1 == len(text))
+                                 consumes_next=flag.value in ("required", "lastarg")
+                                 and k + 1 == len(text))
                 return
             if flag.value == "none":
                 self.record(flag, name, None, word, None)
@@ -563,7 +609,7 @@ class ArgvReader:
         """A value-taking flag: its attached value, none (optional), or the next word."""
         if attached is not None:
             value, holder = attached, word
-        elif flag.value == "optional":
+        elif flag.value == "optional" or (flag.value == "lastarg" and self.i >= len(self.words)):
             self.record(flag, name, None, word, None)
             return
         elif flag.value == "attached":
@@ -640,6 +686,7 @@ class ArgvReader:
     def finish(self, has_sub: bool) -> None:
         if not has_sub:
             self.check_positionals()
+            self.check_special_files()
         if self.spec.hook:
             self.ctx.run_rule(self.spec.hook, self.inv)
 
@@ -694,6 +741,30 @@ class ArgvReader:
             self.deny(Code.BP406, culprit.span,
                       f"`{spec.display}` takes at most {limit} operand{'s' if limit != 1 else ''}",
                       f"drop `{culprit.text}`", rule=OPERANDS)
+
+    def check_special_files(self) -> None:
+        """Operands that may be files, and values of flags that name a file to
+        read, must not be devices or kernel files (see `special_file`)."""
+        spec, inv, ctx = self.spec, self.inv, self.ctx
+        for use in inv.flags:
+            if use.flag.reads and use.value is not None and special_file(use.value, ctx.cwd):
+                self.deny(Code.BP403, use.word.span,
+                          f"`{spec.display} {use.name}` would read `{use.value}`, a device or kernel "
+                          "file whose reading may never end", "read a regular file",
+                          Effect.HANG, rule=SPECIAL)
+        p = spec.positionals
+        if p.role != "read" or not p.files:
+            return
+        operands = inv.positionals
+        if p.pattern is not None and not inv.has(*p.pattern):
+            operands = operands[1:]  # the pattern or program
+        for word in operands:
+            if special_operand(word, ctx.cwd):
+                self.deny(Code.BP406, word.span,
+                          f"`{spec.display}` would read `{word.text}`, which is or may be a device "
+                          "or kernel file whose reading may never end (only /dev/null, /dev/stdin "
+                          "and a few /proc files may be read)", "read a regular file",
+                          Effect.HANG, rule=SPECIAL)
 
 
 def _glob_hint(text: str) -> str:

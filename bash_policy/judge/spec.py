@@ -45,7 +45,9 @@ class Reason:
 #   required  -xV, -x V, --x=V, --x V  (the next word is the value)
 #   optional  -xV, --x=V, or nothing   (the next word is never the value)
 #   attached  -xV, --x=V only          (bare --x is a usage error; git's --max-parents=N)
-VALUE_KINDS = ("none", "required", "optional", "attached")
+#   lastarg   as required, but nothing when it is the last word (git's
+#             PARSE_OPT_LASTARG_DEFAULT: `git branch --contains` means HEAD)
+VALUE_KINDS = ("none", "required", "optional", "attached", "lastarg")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,7 @@ class Flag:
     metavar: str = ""
     choices: frozenset[str] | None = None
     denied: Reason | None = None
+    reads: bool = False  # the value names a file the program reads (grep -f FILE)
 
     @property
     def display(self) -> str:
@@ -68,6 +71,28 @@ class Positionals:
     over_max: Reason | None = None
     skip: int = 0  # for role "command": operands before the inner command
     appends: bool = False  # role "command": the wrapper appends unknown operands (xargs)
+    # role "read": whether operands may name files the program opens and reads
+    # (false for names and text it never opens: ls, stat, echo)
+    files: bool = True
+    # The first operand is a pattern or program, not a file, unless one of
+    # these flags gives it (grep's -e and -f); None: every operand may be a file.
+    pattern: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Obsolete:
+    """A program's obsolete first-argument syntax (`tail -5f`, `head -5c`):
+    a first word matching `form` is read by it, not as options.  Named groups
+    of `form` that match mean the flags `flags` maps them to (tail's `f` is
+    -f); `max_operands` limits the operands that may follow (tail takes the
+    form only when at most one file follows, after an optional `--`);
+    `starts` are the characters a word of the form starts with, so that a
+    glob that could expand to one is denied."""
+
+    form: re.Pattern[str]
+    flags: Mapping[str, str]
+    starts: str
+    max_operands: int | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +104,9 @@ class CommandSpec:
     summary: str = ""
     checked: str = ""
     style: str = "gnu"
+    # Whether options may follow operands (GNU permutation) or end at the first
+    # operand (POSIX getopt, xxd, awk); style "posix" never permutes.
+    permute: bool = True
     flags: Mapping[str, Flag] = field(default_factory=dict)
     positionals: Positionals = Positionals()
     subcommands: Mapping[str, "CommandSpec"] = field(default_factory=dict)
@@ -86,6 +114,7 @@ class CommandSpec:
     denied: Reason | None = None
     hook: str | None = None
     numeric_flag: bool = False
+    obsolete: Obsolete | None = None
     double_dash: bool = True
     # Variables the command must set to stay read-only, with their allowed values.
     requires_env: Mapping[str, tuple[tuple[str, ...], Reason]] = field(default_factory=dict)
@@ -104,17 +133,26 @@ class CommandSpec:
         return list(seen.values())
 
 
+_FLAG_TABLE_KEYS = ("attached", "lastarg", "reads")
+
+
 def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
     """A flag from its text (`-A/--after-context=NUM`) or from a table that
-    adds how it takes its value: `{flag = "--max-parents=N", attached = true}`."""
-    attached = False
+    adds how it takes its value: `{flag = "--max-parents=N", attached = true}`
+    (only attached), `lastarg = true` (none when last), `reads = true` (the
+    value names a file the program reads)."""
+    options = dict.fromkeys(_FLAG_TABLE_KEYS, False)
     if isinstance(entry, Mapping):
-        unknown = set(entry) - {"flag", "attached"}
+        unknown = set(entry) - {"flag", *_FLAG_TABLE_KEYS}
         if unknown or not isinstance(entry.get("flag"), str):
-            raise SpecError(f"{where}: a flag table has `flag` (its text) and optionally `attached`")
-        attached = entry.get("attached", False)
-        if not isinstance(attached, bool):
-            raise SpecError(f"{where}: `attached` must be true or false")
+            raise SpecError(f"{where}: a flag table has `flag` (its text) and optionally "
+                            f"{', '.join(f'`{k}`' for k in _FLAG_TABLE_KEYS)}")
+        for key in _FLAG_TABLE_KEYS:
+            options[key] = entry.get(key, False)
+            if not isinstance(options[key], bool):
+                raise SpecError(f"{where}: `{key}` must be true or false")
+        if options["attached"] and options["lastarg"]:
+            raise SpecError(f"{where}: a flag is `attached` or `lastarg`, not both")
         text = entry["flag"]
     elif isinstance(entry, str):
         text = entry
@@ -135,11 +173,14 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
         choices = frozenset(c.strip() for c in match["choices"].split(",") if c.strip())
         if value == "none":
             raise SpecError(f"{where}: flag {text!r} lists choices but takes no value")
-    if attached:
-        if value != "required":
-            raise SpecError(f"{where}: `attached` needs a flag written with =VALUE: {text!r}")
-        value = "attached"
-    return Flag(names, value, metavar, choices, denied)
+    for kind in ("attached", "lastarg"):
+        if options[kind]:
+            if value != "required":
+                raise SpecError(f"{where}: `{kind}` needs a flag written with =VALUE: {text!r}")
+            value = kind
+    if options["reads"] and value == "none":
+        raise SpecError(f"{where}: `reads` needs a flag that takes a value: {text!r}")
+    return Flag(names, value, metavar, choices, denied, options["reads"])
 
 
 def _effect(table: Any, where: str) -> Reason:
@@ -164,7 +205,7 @@ def _effect(table: Any, where: str) -> Reason:
 _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
-    "requires_env", "examples",
+    "requires_env", "examples", "permute", "obsolete",
 }
 
 
@@ -199,13 +240,16 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
     for text, effect_table in deny_table.items():
         flag = parse_flag(text, f"{where}.deny")
         flag = Flag(flag.names, flag.value, flag.metavar, flag.choices,
-                    _effect(effect_table, f"{where}.deny.{text!r}"))
+                    _effect(effect_table, f"{where}.deny.{text!r}"), flag.reads)
         for n in flag.names:
             flags[n] = flag  # a denial always wins over an allowance
 
     style = table.get("style", "gnu")
     if style not in STYLES:
         raise SpecError(f"{where}.style: must be one of {', '.join(STYLES)}")
+    permute = table.get("permute", style != "posix")
+    if not isinstance(permute, bool) or (permute and style == "posix"):
+        raise SpecError(f"{where}.permute: must be true or false (and false for style posix)")
 
     subs = {}
     for sub_name, sub_table in dict(table.get("sub", {})).items():
@@ -219,6 +263,9 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         raise SpecError(f"{where}.positionals: required: say what the operands are "
                         f"(\"read\", \"none\", \"command\" or \"hook\")")
     positionals = _positionals(table.get("positionals", "none"), f"{where}.positionals")
+    for name in positionals.pattern or ():
+        if name not in flags:
+            raise SpecError(f"{where}.positionals.pattern: {name!r} is not a flag of this spec")
     requires_env = {}
     for var, req in dict(table.get("requires_env", {})).items():
         here = f"{where}.requires_env.{var}"
@@ -247,6 +294,9 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         denied=denied,
         hook=hook,
         numeric_flag=bool(table.get("numeric_flag", False)),
+        obsolete=_obsolete(table["obsolete"], f"{where}.obsolete", flags) if "obsolete" in table
+        else None,
+        permute=permute,
         requires_env=MappingProxyType(requires_env),
         double_dash=bool(table.get("double_dash", True)),
         examples_allow=examples_allow,
@@ -269,12 +319,40 @@ def _examples(value: Any, where: str) -> tuple[tuple[str, ...], tuple[tuple[str,
     return allow, tuple(deny)
 
 
+def _obsolete(value: Any, where: str, flags: Mapping[str, Flag]) -> Obsolete:
+    """`obsolete = { form = 'REGEX', starts = "-+", flags = { group = "-f" }, max_operands = 1 }`."""
+    if not isinstance(value, Mapping) or set(value) - {"form", "starts", "flags", "max_operands"}:
+        raise SpecError(f"{where}: expected a table with `form`, `starts`, `flags` and "
+                        "`max_operands`")
+    starts = value.get("starts")
+    if not isinstance(starts, str) or not starts:
+        raise SpecError(f"{where}.starts: the characters a word of the form starts with")
+    try:
+        form = re.compile(value.get("form", ""))
+    except (re.error, TypeError) as error:
+        raise SpecError(f"{where}.form: not a regular expression: {error}") from None
+    if not value.get("form"):
+        raise SpecError(f"{where}.form: required")
+    meaning = value.get("flags", {})
+    if not isinstance(meaning, Mapping) or not all(isinstance(v, str) for v in meaning.values()):
+        raise SpecError(f"{where}.flags: expected a table of group = \"-flag\"")
+    for group, flag in meaning.items():
+        if group not in form.groupindex:
+            raise SpecError(f"{where}.flags: `form` has no group named {group!r}")
+        if flag not in flags:
+            raise SpecError(f"{where}.flags: {flag!r} is not a flag of this spec")
+    limit = value.get("max_operands")
+    if limit is not None and (not isinstance(limit, int) or limit < 0):
+        raise SpecError(f"{where}.max_operands: must be a non-negative integer")
+    return Obsolete(form, MappingProxyType(dict(meaning)), starts, limit)
+
+
 def _positionals(value: Any, where: str) -> Positionals:
     if isinstance(value, str):
         value = {"role": value}
     if not isinstance(value, Mapping):
         raise SpecError(f"{where}: expected a role name or a table")
-    unknown = set(value) - {"role", "max", "over_max", "skip", "appends"}
+    unknown = set(value) - {"role", "max", "over_max", "skip", "appends", "files", "pattern"}
     if unknown:
         raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r}")
     role = value.get("role", "read")
@@ -290,7 +368,13 @@ def _positionals(value: Any, where: str) -> Positionals:
     appends = value.get("appends", False)
     if not isinstance(appends, bool):
         raise SpecError(f"{where}.appends: must be true or false")
-    return Positionals(role, maximum, over, skip, appends)
+    files = value.get("files", True)
+    if not isinstance(files, bool):
+        raise SpecError(f"{where}.files: must be true or false")
+    pattern = value.get("pattern")
+    if pattern is not None:
+        pattern = tuple(_list_of_str(pattern, f"{where}.pattern"))
+    return Positionals(role, maximum, over, skip, appends, files, pattern)
 
 
 def _list_of_flags(value: Any, where: str) -> list[Any]:
