@@ -12,7 +12,8 @@ read what the program did with the word after the flag:
   (git's `--format` without `=`), it names the flag instead.
 - A dangerous word (the spec's own denied flags that write or run, spelled
   with a canary file or the stub as their value, and git's `--output=FILE`)
-  tells whether the program acted on it.  Any file created, changed or
+  tells whether the program acted on it; the stub as the flag's own value
+  tells whether the flag writes to its value or runs it.  Any file created, changed or
   removed in the sandbox, or a run that does not end, is an effect, and every
   command with an effect must be denied by the checker.
 - The canary after an operand tells whether the program permutes (GNU) or
@@ -435,6 +436,12 @@ def probe_flags(target: Target, box: Sandbox, report: Report) -> None:
                 report.findings.append(Finding(target.name, name, "value kind",
                                                f"the spec says {flag.value}, the program reads {got}",
                                                outcome.command))
+        if flag.value != "none":
+            # The stub as the value: a flag that writes to its value changes it,
+            # one that runs its value leaves bp-ran.
+            words = [name, STUB] if flag.value in ("required", "lastarg") else [attached(name, STUB)]
+            report.effect_runs += 1
+            _effect(target, box.run(target.argv(*words)), report, name)
         if flag.value in ("required", "attached", "lastarg"):
             for word in dangers:
                 report.effect_runs += 1
@@ -474,7 +481,7 @@ def probe_permutation(target: Target, box: Sandbox, report: Report) -> None:
 
 # -- obsolete first words (tail -5f, head -5c) -----------------------------------------
 
-OBSOLETE_TIMEOUT = 0.3   # a tail that reads once ends in milliseconds; one that follows never does
+OBSOLETE_TIMEOUT = 0.25   # a tail that reads once ends in milliseconds; one that follows never does
 
 
 def obsolete_words(spec: CommandSpec) -> list[str]:
