@@ -20,7 +20,8 @@ _READABLE_SPECIAL = re.compile(
     r"|/proc/(?:cpuinfo|meminfo|version|uptime|loadavg|stat|filesystems|partitions|swaps"
     r"|cgroups|diskstats|mounts|devices|vmstat|cmdline)"
     r"|/proc/(?:self|thread-self|[0-9]+)/(?:status|stat|statm|cmdline|comm|limits|maps|mounts"
-    r"|mountinfo|cgroup|io)")
+    r"|mountinfo|cgroup|io)"
+    r"|/sys/fs/cgroup/[^/]+(?:/[^/]+)*")  # small text attributes (memory.max, cpu.max)
 
 
 def special_file(path: str, cwd: str | None) -> bool:
