@@ -16,7 +16,7 @@ from .judge.codes import CODES
 from .judge.policy import Policy
 from .judge.rules import load_all
 from .judge.spec import CommandSpec
-from .reference import flag_text
+from .reference import flag_text, operands_text
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -83,15 +83,8 @@ def _program(spec: CommandSpec, level: int = 2) -> list[str]:
         out += [f"**Denied as a whole** ({spec.denied.effect}): {spec.denied.why}."
                 + (f" Fix: {spec.denied.fix}" if spec.denied.fix else ""), ""]
         return out
-    p = spec.positionals
-    operands = {"read": "read only", "none": "none allowed", "command": "an inner command",
-                "hook": "judged by a hook"}[p.role]
-    if p.max is not None:
-        operands += f", at most {p.max}"
-    if p.role == "command" and p.skip:
-        operands += f" after {p.skip} operand(s)"
     extra = f"; hook `{spec.hook}`" if spec.hook else ""
-    out += [f"Option style: {spec.style}. Operands: {operands}{extra}.", ""]
+    out += [f"Option style: {spec.style}. Operands: {operands_text(spec)}{extra}.", ""]
     flags = sorted(spec.unique_flags(), key=lambda f: (f.denied is not None, f.names))
     if flags:
         out += ["| flag | verdict | reason |", "| --- | --- | --- |"]

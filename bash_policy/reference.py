@@ -63,7 +63,8 @@ def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
     pad = "  " * depth
     out = [f"{pad}{spec.display}: {spec.summary}".rstrip(": ")]
     if spec.checked:
-        out.append(f"{pad}  checked: {spec.checked}")
+        out += textwrap.wrap(spec.checked, max(width, 40), initial_indent=f"{pad}  checked: ",
+                             subsequent_indent=f"{pad}           ", break_on_hyphens=False)
     if spec.denied:
         out.append(f"{pad}  denied [{_kind(spec.denied)}]: {spec.denied.why}")
         return "\n".join(out)
@@ -75,9 +76,7 @@ def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
                              break_long_words=False)
     for f, effect in sorted(denied, key=lambda pair: pair[0].names):
         out.append(f"{pad}  denied {flag_text(f)} [{_kind(effect)}]: {effect.why}")
-    p = spec.positionals
-    limit = f", at most {p.max}" if p.max is not None else ""
-    out.append(f"{pad}  operands: {p.role}{limit}")
+    out.append(f"{pad}  operands: {operands_text(spec)}")
     for sub in spec.subcommands.values():
         out.append(describe(sub, width, depth + 1))
     return "\n".join(out)
@@ -98,15 +97,39 @@ def describe_json(spec: CommandSpec) -> dict[str, Any]:
     return data
 
 
+def operands_text(spec: CommandSpec) -> str:
+    """How a spec reads its operands, in words."""
+    p = spec.positionals
+    text = {"read": "read only", "none": "none allowed", "command": "an inner command",
+            "hook": "judged by a hook"}[p.role]
+    if p.max is not None:
+        text += f", at most {p.max}"
+    if p.role == "command" and p.skip:
+        text += f" after {p.skip} operand(s)"
+    if p.role == "read" and not p.files:
+        text += ", names or text never opened"
+    if p.pattern is not None:
+        text += ", the first a pattern or program" + (f" unless {', '.join(p.pattern)} is given"
+                                                      if p.pattern else "")
+    if not spec.permute and not spec.subcommands:
+        text += "; options end at the first operand"
+    if spec.obsolete is not None:
+        text += f"; obsolete first word `{spec.obsolete.form.pattern}`"
+    return text
+
+
 def flag_text(flag: Flag) -> str:
     names = "/".join(flag.names)
-    if flag.value == "required":
+    if flag.value in ("required", "attached", "lastarg"):
         names += f"={flag.metavar}"
     elif flag.value == "optional":
         names += f"[={flag.metavar}]"
     if flag.choices:
         names += "{" + ",".join(sorted(flag.choices)) + "}"
-    return names
+    notes = {"attached": "value only attached", "lastarg": "no value when last"}.get(flag.value, "")
+    if flag.reads:
+        notes += ("; " if notes else "") + "reads a file"
+    return f"{names} ({notes})" if notes else names
 
 
 def code_listing(codes: dict[str, Any]) -> str:

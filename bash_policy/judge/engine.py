@@ -26,6 +26,7 @@ from .rules import engine_rule
 from .rules.files import check_special_operands
 from .scope import check_scope
 from .spec import CommandSpec, Flag
+from .special import special_file, special_operand
 from .verdict import Denial, Verdict
 
 # -- engine rules: what each generic check blocks, why, and its examples ---------
@@ -98,6 +99,14 @@ SCRIPT_INPUT = engine_rule("script_input", """Commands that may read standard in
     codes=[Code.BP108], deny=["head -c 3\nrg rm x", "rg foo\nls"],
     allow=["head -c 3 f\nls", "git status\ngit diff", "rg foo src\nls", "rg foo; ls",
            "head -c 3 < f\nls"])
+SPECIAL = engine_rule("special_files", """Files to read under /dev, /proc and /sys, other than a few harmless ones.
+    Reading a device or kernel file may never end (`cat /dev/zero`, `/proc/kmsg`)
+    or reach another file (`/proc/self/root/dev/zero`); only /dev/null, the
+    standard streams and a short list of /proc files may be read.  This applies
+    to operands that may be files and to flags whose value names a file to read.""",
+    codes=[Code.BP406, Code.BP403],
+    deny=["cat /dev/zero", "wc -c /proc/self/root/dev/zero", "grep -f /dev/zero x"],
+    allow=["cat /dev/null", "cat /proc/cpuinfo", "ls /dev", "grep -e /dev/zero x"])
 SCOPE = engine_rule("scope", """With `scope_roots` set: paths outside those directories.
     Read-only tools still read secrets outside the project.""",
     codes=[Code.BP602], deny=[], allow=["ls"],
@@ -734,6 +743,8 @@ class ArgvReader:
                 ctx.deny(Code.BP304, self.words[self.i - 1].span, f"`{spec.display}` {reason.why}",
                          reason.fix or f"prefix the command with {name}={values[0]}", reason.effect,
                          rule=PROGRAM)
+        if spec.obsolete is not None and self.i < len(self.words):
+            self.obsolete_form()
         while self.i < len(self.words):
             word = self.words[self.i]
             self.i += 1
@@ -744,7 +755,7 @@ class ArgvReader:
                     self.subcommand(word)
                     return
                 self.inv.positionals.append(word)
-                if spec.style == "posix":
+                if not spec.permute:
                     self.options_done = True
             elif word.value == "--" and spec.double_dash:
                 self.options_done = True
@@ -759,8 +770,7 @@ class ArgvReader:
         spec = self.spec
         if spec.style == "text" and value not in spec.flags:
             self.options_done = True  # echo-like: the first word that is not a flag starts the text
-        return (self.options_done or value == "-" or not value.startswith("-")
-                or (spec.style == "posix" and bool(self.inv.positionals)))
+        return self.options_done or value == "-" or not value.startswith("-")
 
     def expanding_word(self, word: Word) -> None:
         """A word whose value bash computes: allowed where no value it can take
@@ -795,7 +805,7 @@ class ArgvReader:
             self.deny(Code.BP404, word.span,
                       f"`{word.text}` {kind} may start with `-`, which {spec.display} would read "
                       "as a flag", self.double_dash_hint(word), rule=OPERANDS)
-        if spec.style == "posix" and inv.positionals:
+        if not spec.permute and inv.positionals:
             self.options_done = True
 
     def double_dash_hint(self, word: Word) -> str:
@@ -848,6 +858,40 @@ class ArgvReader:
         else:
             self.record(flag, name, None, word, holder, known=False)
 
+    def obsolete_form(self) -> None:
+        """The program's obsolete first-argument syntax (`tail -cf FILE` is
+        `tail -c 10 -f FILE`): the letters it names are judged as their flags.
+        Where the form depends on operands the checker cannot count (a glob),
+        it is taken to apply."""
+        form, word = self.spec.obsolete, self.words[self.i]
+        if word.value is None:
+            if word.pathname_only and (not word.prefix or word.prefix[0] in form.starts):
+                self.i += 1
+                self.deny(Code.BP203, word.span,
+                          f"`{word.text}` may expand to a file name that {self.spec.display} reads "
+                          "as its obsolete option syntax", _glob_hint(word.text), rule=OPERANDS)
+            return
+        match = form.form.fullmatch(word.value)
+        if match is None:
+            return
+        if form.max_operands is not None:
+            rest = list(self.words[self.i + 1:])
+            if rest and rest[0].value == "--":
+                rest.pop(0)
+            known = all(w.value is not None for w in rest)
+            dashed = any(w.value is not None and w.value.startswith("-") and w.value != "-"
+                         for w in rest)
+            if known and (len(rest) > form.max_operands or dashed):
+                return
+        self.i += 1
+        for group, name in form.flags.items():
+            if match[group]:
+                flag = self.spec.flags[name]
+                if flag.denied is not None:
+                    self.denied_flag(flag, f"{name} (in {word.value})", word, consumes_next=False)
+                else:
+                    self.record(flag, name, None, word, None)
+
     def subcommand(self, word: Word) -> None:
         spec, value = self.spec, word.value
         sub = spec.subcommands.get(value)
@@ -876,7 +920,8 @@ class ArgvReader:
             self.unknown_flag(name, word)
             return
         if flag.denied is not None:
-            self.denied_flag(flag, name, word, consumes_next=flag.value == "required" and not eq)
+            self.denied_flag(flag, name, word, consumes_next=flag.value in ("required", "lastarg")
+                             and not eq)
             return
         if flag.value == "none":
             if eq:
@@ -924,7 +969,8 @@ class ArgvReader:
             if flag.denied is not None:
                 shown = name if len(text) == 2 else f"{name} (in {text})"
                 self.denied_flag(flag, shown, word,
-                                 consumes_next=flag.value == "required" and k + 1 == len(text))
+                                 consumes_next=flag.value in ("required", "lastarg")
+                                 and k + 1 == len(text))
                 return
             if flag.value == "none":
                 self.record(flag, name, None, word, None)
@@ -936,7 +982,7 @@ class ArgvReader:
         """A value-taking flag: its attached value, none (optional), or the next word."""
         if attached is not None:
             value, holder = attached, word
-        elif flag.value == "optional":
+        elif flag.value == "optional" or (flag.value == "lastarg" and self.i >= len(self.words)):
             self.record(flag, name, None, word, None)
             return
         elif flag.value == "attached":
@@ -1015,6 +1061,7 @@ class ArgvReader:
             self.check_positionals()
             if self.reads_stdin():
                 self.ctx.reads_stdin = True
+            self.check_special_files()
         if self.spec.hook:
             self.ctx.run_rule(self.spec.hook, self.inv)
 
@@ -1082,6 +1129,30 @@ class ArgvReader:
             self.deny(Code.BP406, culprit.span,
                       f"`{spec.display}` takes at most {limit} operand{'s' if limit != 1 else ''}",
                       f"drop `{culprit.text}`", rule=OPERANDS)
+
+    def check_special_files(self) -> None:
+        """Operands that may be files, and values of flags that name a file to
+        read, must not be devices or kernel files (see `special_file`)."""
+        spec, inv, ctx = self.spec, self.inv, self.ctx
+        for use in inv.flags:
+            if use.flag.reads and use.value is not None and special_file(use.value, ctx.cwd):
+                self.deny(Code.BP403, use.word.span,
+                          f"`{spec.display} {use.name}` would read `{use.value}`, a device or kernel "
+                          "file whose reading may never end", "read a regular file",
+                          Effect.HANG, rule=SPECIAL)
+        p = spec.positionals
+        if p.role != "read" or not p.files:
+            return
+        operands = inv.positionals
+        if p.pattern is not None and not inv.has(*p.pattern):
+            operands = operands[1:]  # the pattern or program
+        for word in operands:
+            if special_operand(word, ctx.cwd):
+                self.deny(Code.BP406, word.span,
+                          f"`{spec.display}` would read `{word.text}`, which is or may be a device "
+                          "or kernel file whose reading may never end (only /dev/null, /dev/stdin "
+                          "and a few /proc files may be read)", "read a regular file",
+                          Effect.HANG, rule=SPECIAL)
 
 
 def _glob_hint(text: str) -> str:

@@ -45,7 +45,9 @@ class Reason:
 #   required  -xV, -x V, --x=V, --x V  (the next word is the value)
 #   optional  -xV, --x=V, or nothing   (the next word is never the value)
 #   attached  -xV, --x=V only          (bare --x is a usage error; git's --max-parents=N)
-VALUE_KINDS = ("none", "required", "optional", "attached")
+#   lastarg   as required, but nothing when it is the last word (git's
+#             PARSE_OPT_LASTARG_DEFAULT: `git branch --contains` means HEAD)
+VALUE_KINDS = ("none", "required", "optional", "attached", "lastarg")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,7 @@ class Flag:
     metavar: str = ""
     choices: frozenset[str] | None = None
     denied: Reason | None = None
+    reads: bool = False  # the value names a file the program reads (grep -f FILE)
     reads_stdin: bool = False  # the flag makes the program read standard input (`--stdin`)
     # A flag followed by a command the program runs, up to one of these words
     # (`find -exec CMD ;`); `{}` in it is a path the program fills in.
@@ -73,6 +76,28 @@ class Positionals:
     over_max: Reason | None = None
     skip: int = 0  # for role "command": operands before the inner command
     appends: bool = False  # role "command": the wrapper appends unknown operands (xargs)
+    # role "read": whether operands may name files the program opens and reads
+    # (false for names and text it never opens: ls, stat, echo)
+    files: bool = True
+    # The first operand is a pattern or program, not a file, unless one of
+    # these flags gives it (grep's -e and -f); None: every operand may be a file.
+    pattern: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Obsolete:
+    """A program's obsolete first-argument syntax (`tail -5f`, `head -5c`):
+    a first word matching `form` is read by it, not as options.  Named groups
+    of `form` that match mean the flags `flags` maps them to (tail's `f` is
+    -f); `max_operands` limits the operands that may follow (tail takes the
+    form only when at most one file follows, after an optional `--`);
+    `starts` are the characters a word of the form starts with, so that a
+    glob that could expand to one is denied."""
+
+    form: re.Pattern[str]
+    flags: Mapping[str, str]
+    starts: str
+    max_operands: int | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +109,9 @@ class CommandSpec:
     summary: str = ""
     checked: str = ""
     style: str = "gnu"
+    # Whether options may follow operands (GNU permutation) or end at the first
+    # operand (POSIX getopt, xxd, awk); style "posix" never permutes.
+    permute: bool = True
     flags: Mapping[str, Flag] = field(default_factory=dict)
     positionals: Positionals = Positionals()
     subcommands: Mapping[str, "CommandSpec"] = field(default_factory=dict)
@@ -91,14 +119,16 @@ class CommandSpec:
     denied: Reason | None = None
     hook: str | None = None
     numeric_flag: bool = False
+    obsolete: Obsolete | None = None
     double_dash: bool = True
     # Whether it reads standard input: "always" (may, the default), "never", or
     # "no-files": only without file operands (after `stdin_skip` others) or with `-`.
     stdin: str = "always"
     stdin_skip: int = 0
     # Every option the program has (per its manual, and its --help where installed:
-    # tests/test_harmless.py) only shapes output or reads, so an operand whose value
-    # is unknown cannot do harm even if it turns out to be a flag.
+    # tests/test_harmless.py) only shapes output or reads (at worst waits on a
+    # FIFO, which the run-time timeout bounds), so an operand whose value is
+    # unknown cannot do harm even if it turns out to be a flag.
     harmless: bool = False
     # Variables the command must set to stay read-only, with their allowed values.
     requires_env: Mapping[str, tuple[tuple[str, ...], Reason]] = field(default_factory=dict)
@@ -117,24 +147,32 @@ class CommandSpec:
         return list(seen.values())
 
 
+_FLAG_TABLE_KEYS = ("attached", "lastarg", "reads", "stdin", "elsewhere")
+
+
 def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
     """A flag from its text (`-A/--after-context=NUM`) or from a table that
-    adds how it takes its value: `{flag = "--max-parents=N", attached = true}`."""
-    attached = reads_stdin = elsewhere = False
+    adds how it takes its value: `{flag = "--max-parents=N", attached = true}`
+    (only attached), `lastarg = true` (none when last), `reads = true` (the
+    value names a file the program reads), `stdin = true` (it reads standard
+    input), `runs = [";", "+"]` (a command follows, up to one of these words)
+    and `elsewhere = true` (that command runs in directories of its own)."""
+    options = dict.fromkeys(_FLAG_TABLE_KEYS, False)
     runs: tuple[str, ...] = ()
     if isinstance(entry, Mapping):
-        unknown = set(entry) - {"flag", "attached", "stdin", "runs", "elsewhere"}
+        unknown = set(entry) - {"flag", "runs", *_FLAG_TABLE_KEYS}
         if unknown or not isinstance(entry.get("flag"), str):
-            raise SpecError(f"{where}: a flag table has `flag` (its text), and optionally "
-                            "`attached`, `stdin` and `runs`")
-        attached = entry.get("attached", False)
-        reads_stdin = entry.get("stdin", False)
-        if not isinstance(attached, bool) or not isinstance(reads_stdin, bool):
-            raise SpecError(f"{where}: `attached` and `stdin` must be true or false")
+            raise SpecError(f"{where}: a flag table has `flag` (its text) and optionally `runs`, "
+                            f"{', '.join(f'`{k}`' for k in _FLAG_TABLE_KEYS)}")
+        for key in _FLAG_TABLE_KEYS:
+            options[key] = entry.get(key, False)
+            if not isinstance(options[key], bool):
+                raise SpecError(f"{where}: `{key}` must be true or false")
+        if options["attached"] and options["lastarg"]:
+            raise SpecError(f"{where}: a flag is `attached` or `lastarg`, not both")
         runs = tuple(_list_of_str(entry.get("runs", []), f"{where}.runs"))
-        elsewhere = entry.get("elsewhere", False)
-        if not isinstance(elsewhere, bool) or (elsewhere and not runs):
-            raise SpecError(f"{where}: `elsewhere` (true or false) goes with `runs`")
+        if options["elsewhere"] and not runs:
+            raise SpecError(f"{where}: `elsewhere` goes with `runs`")
         text = entry["flag"]
     elif isinstance(entry, str):
         text = entry
@@ -155,13 +193,17 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
         choices = frozenset(c.strip() for c in match["choices"].split(",") if c.strip())
         if value == "none":
             raise SpecError(f"{where}: flag {text!r} lists choices but takes no value")
-    if attached:
-        if value != "required":
-            raise SpecError(f"{where}: `attached` needs a flag written with =VALUE: {text!r}")
-        value = "attached"
+    for kind in ("attached", "lastarg"):
+        if options[kind]:
+            if value != "required":
+                raise SpecError(f"{where}: `{kind}` needs a flag written with =VALUE: {text!r}")
+            value = kind
+    if options["reads"] and value == "none":
+        raise SpecError(f"{where}: `reads` needs a flag that takes a value: {text!r}")
     if runs and value != "none":
         raise SpecError(f"{where}: a flag that runs a command takes no value: {text!r}")
-    return Flag(names, value, metavar, choices, denied, reads_stdin, runs, elsewhere)
+    return Flag(names, value, metavar, choices, denied, options["reads"], options["stdin"], runs,
+                options["elsewhere"])
 
 
 def _effect(table: Any, where: str) -> Reason:
@@ -186,7 +228,7 @@ def _effect(table: Any, where: str) -> Reason:
 _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
-    "requires_env", "examples", "stdin", "stdin_skip", "harmless",
+    "requires_env", "examples", "permute", "obsolete", "stdin", "stdin_skip", "harmless",
 }
 STDIN_MODES = ("always", "never", "no-files")
 
@@ -223,13 +265,16 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
     for text, effect_table in deny_table.items():
         flag = parse_flag(text, f"{where}.deny")
         flag = Flag(flag.names, flag.value, flag.metavar, flag.choices,
-                    _effect(effect_table, f"{where}.deny.{text!r}"))
+                    _effect(effect_table, f"{where}.deny.{text!r}"), flag.reads)
         for n in flag.names:
             flags[n] = flag  # a denial always wins over an allowance
 
     style = table.get("style", "gnu")
     if style not in STYLES:
         raise SpecError(f"{where}.style: must be one of {', '.join(STYLES)}")
+    permute = table.get("permute", style != "posix")
+    if not isinstance(permute, bool) or (permute and style == "posix"):
+        raise SpecError(f"{where}.permute: must be true or false (and false for style posix)")
 
     stdin = table.get("stdin", inherited_stdin)  # a subcommand inherits its program's
     if stdin not in STDIN_MODES:
@@ -249,6 +294,9 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         raise SpecError(f"{where}.positionals: required: say what the operands are "
                         f"(\"read\", \"none\", \"command\" or \"hook\")")
     positionals = _positionals(table.get("positionals", "none"), f"{where}.positionals")
+    for flag_name in positionals.pattern or ():
+        if flag_name not in flags:
+            raise SpecError(f"{where}.positionals.pattern: {flag_name!r} is not a flag of this spec")
     requires_env = {}
     for var, req in dict(table.get("requires_env", {})).items():
         here = f"{where}.requires_env.{var}"
@@ -277,6 +325,9 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         denied=denied,
         hook=hook,
         numeric_flag=bool(table.get("numeric_flag", False)),
+        obsolete=_obsolete(table["obsolete"], f"{where}.obsolete", flags) if "obsolete" in table
+        else None,
+        permute=permute,
         requires_env=MappingProxyType(requires_env),
         double_dash=bool(table.get("double_dash", True)),
         stdin=stdin,
@@ -289,14 +340,17 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
 
 def _harmless(table: Mapping[str, Any], flags: Mapping[str, Flag], positionals: Positionals,
               where: str) -> bool:
-    """`harmless = true` holds only for a program with no denied flag, whose operands are read."""
+    """`harmless = true` holds only for a program whose operands are all read and
+    whose denied flags, if any, can at worst wait (wc --files0-from naming a
+    FIFO): a run-time timeout bounds that (docs/threat-model.md), while a flag
+    that runs, writes, uses the network or changes state never may."""
     harmless = table.get("harmless", False)
     if not isinstance(harmless, bool):
         raise SpecError(f"{where}.harmless: must be true or false")
-    if harmless and (any(f.denied for f in flags.values()) or positionals.role != "read"
-                     or positionals.max is not None):
-        raise SpecError(f"{where}.harmless: a harmless program has no denied flags and reads "
-                        "any number of operands")
+    if harmless and (any(f.denied and f.denied.effect is not Effect.HANG for f in flags.values())
+                     or positionals.role != "read" or positionals.max is not None):
+        raise SpecError(f"{where}.harmless: a harmless program reads any number of operands and "
+                        "has no flag that runs, writes, uses the network or changes state")
     return harmless
 
 
@@ -315,12 +369,40 @@ def _examples(value: Any, where: str) -> tuple[tuple[str, ...], tuple[tuple[str,
     return allow, tuple(deny)
 
 
+def _obsolete(value: Any, where: str, flags: Mapping[str, Flag]) -> Obsolete:
+    """`obsolete = { form = 'REGEX', starts = "-+", flags = { group = "-f" }, max_operands = 1 }`."""
+    if not isinstance(value, Mapping) or set(value) - {"form", "starts", "flags", "max_operands"}:
+        raise SpecError(f"{where}: expected a table with `form`, `starts`, `flags` and "
+                        "`max_operands`")
+    starts = value.get("starts")
+    if not isinstance(starts, str) or not starts:
+        raise SpecError(f"{where}.starts: the characters a word of the form starts with")
+    try:
+        form = re.compile(value.get("form", ""))
+    except (re.error, TypeError) as error:
+        raise SpecError(f"{where}.form: not a regular expression: {error}") from None
+    if not value.get("form"):
+        raise SpecError(f"{where}.form: required")
+    meaning = value.get("flags", {})
+    if not isinstance(meaning, Mapping) or not all(isinstance(v, str) for v in meaning.values()):
+        raise SpecError(f"{where}.flags: expected a table of group = \"-flag\"")
+    for group, flag in meaning.items():
+        if group not in form.groupindex:
+            raise SpecError(f"{where}.flags: `form` has no group named {group!r}")
+        if flag not in flags:
+            raise SpecError(f"{where}.flags: {flag!r} is not a flag of this spec")
+    limit = value.get("max_operands")
+    if limit is not None and (not isinstance(limit, int) or limit < 0):
+        raise SpecError(f"{where}.max_operands: must be a non-negative integer")
+    return Obsolete(form, MappingProxyType(dict(meaning)), starts, limit)
+
+
 def _positionals(value: Any, where: str) -> Positionals:
     if isinstance(value, str):
         value = {"role": value}
     if not isinstance(value, Mapping):
         raise SpecError(f"{where}: expected a role name or a table")
-    unknown = set(value) - {"role", "max", "over_max", "skip", "appends"}
+    unknown = set(value) - {"role", "max", "over_max", "skip", "appends", "files", "pattern"}
     if unknown:
         raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r}")
     role = value.get("role", "read")
@@ -336,7 +418,13 @@ def _positionals(value: Any, where: str) -> Positionals:
     appends = value.get("appends", False)
     if not isinstance(appends, bool):
         raise SpecError(f"{where}.appends: must be true or false")
-    return Positionals(role, maximum, over, skip, appends)
+    files = value.get("files", True)
+    if not isinstance(files, bool):
+        raise SpecError(f"{where}.files: must be true or false")
+    pattern = value.get("pattern")
+    if pattern is not None:
+        pattern = tuple(_list_of_str(pattern, f"{where}.pattern"))
+    return Positionals(role, maximum, over, skip, appends, files, pattern)
 
 
 def _list_of_flags(value: Any, where: str) -> list[Any]:

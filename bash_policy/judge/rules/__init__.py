@@ -51,7 +51,7 @@ class Rule:
 RULES: dict[str, Rule] = {}
 # Modules holding program rules, imported together on first lookup.
 _MODULES = ("awk", "cd", "files", "find", "gh", "git", "jq", "npm", "repository", "sed", "system",
-            "tail", "toolchain", "tree", "wrappers")
+            "toolchain", "tree", "wrappers")
 _loaded = False
 
 

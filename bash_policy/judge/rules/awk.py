@@ -32,6 +32,10 @@ _KEYWORDS = {"BEGIN", "END", "BEGINFILE", "ENDFILE", "function", "func", "if", "
              "in", "print", "printf", "getline", "switch", "case", "default"}
 _STATEMENT_HEADS = {"if", "while", "for"}
 _ENDS_STATEMENT = {";", "\n", "}", ""}
+_ASSIGNMENTS = {"=", "+=", "-=", "*=", "/=", "%=", "^=", "**=", "++", "--"}
+# gawk opens input files with these names as network connections.
+INET = ("/inet/", "/inet4/", "/inet6/")
+_ESCAPE = re.compile(r"\\([0-7]{1,3}|x[0-9a-fA-F]{1,2}|.)", re.DOTALL)
 _LEAKS = {"ENVIRON": "reads the environment, which can hold secrets",
           "SYMTAB": "reaches every variable, ENVIRON included"}
 
@@ -183,6 +187,8 @@ class AwkChecker:
                     self.getline(k)
             elif tok.kind == "string":
                 self.check_string(tok)
+            if text == "ARGV" and tok.kind == "name":
+                self.argv(k)
             elif text in ("|", "|&"):
                 self.add(tok, "exec", f"`{text}` pipes into or out of a shell command",
                          "drop the pipe; run the other command separately")
@@ -195,6 +201,28 @@ class AwkChecker:
             if text in _ENDS_STATEMENT and tok.kind != "string" and depth <= (print_depth or 0):
                 print_depth = None
         return self.findings
+
+    def argv(self, k: int) -> None:
+        """A change to ARGV makes awk read the files it names next, gawk's /inet
+        sockets included, from values the checker cannot follow: ARGV may only
+        be read (`ARGV[1]`, `k in ARGV`)."""
+        before, after = self.text(k - 1) if k else "", self.text(k + 1)
+        if after != "[":
+            changes = before != "in"  # passed whole: split(s, ARGV), f(ARGV)
+        else:
+            changes = (self.text(self.group_end(k + 1)) in _ASSIGNMENTS
+                       or before in ("++", "--", "getline") or self.in_call(k, ("sub", "gsub")))
+        if changes:
+            self.add(self.t[k], "network", "the program changes ARGV, the list of files awk reads "
+                     "next (gawk opens /inet/... names as network connections)",
+                     "name the input files as operands; read ARGV only")
+
+    def in_call(self, k: int, names: tuple[str, ...]) -> bool:
+        """Whether token k is inside the arguments of a call to one of `names`."""
+        for j in range(k):
+            if self.t[j].text in names and self.text(j + 1) == "(" and self.group_end(j + 1) > k:
+                return True
+        return False
 
     def check_string(self, tok: Token) -> None:
         body = tok.text[1:-1]
@@ -268,23 +296,59 @@ def read_program(text: str, write_targets: frozenset[str], network_paths: tuple[
     return AwkChecker(tokenize(text), write_targets, network_paths).run()
 
 
+def _unescaped(text: str) -> str:
+    """An assignment's value as awk stores it: escape sequences processed."""
+    def one(match: re.Match) -> str:
+        code = match[1]
+        if code[0] in "01234567":
+            return chr(int(code, 8))
+        if code[0] == "x" and len(code) > 1:
+            return chr(int(code[1:], 16))
+        return {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v",
+                "a": "\a"}.get(code, code)
+    return _ESCAPE.sub(one, text)
+
+
+def _inet_inputs(inv, ctx, files) -> None:
+    """gawk's /inet special files given as input files or assigned to variables
+    (-v NAME=VALUE, NAME=VALUE operands), from where they could reach input."""
+    values = [(use.value_word, use.value.partition("=")[2])
+              for use in inv.uses("--assign") if use.value is not None]
+    for word in files:
+        name, eq, value = (word.value or "").partition("=")
+        if eq and re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", name):
+            values.append((word, value))  # an assignment operand
+        elif word.value is not None:
+            values.append((word, word.value))
+    for word, value in values:
+        if _unescaped(value).startswith(INET):
+            ctx.deny(Code.BP407, word.span,
+                     f"`{word.text}` names a gawk network special file (/inet/...): read as input "
+                     "it opens a network connection", "drop it; network access needs leaving plan mode",
+                     "network")
+
+
 @rule("awk_program", codes=[Code.BP407],
-      deny=["awk '{ system(\"id\") }' f", "awk '{ print > \"out\" }' f", "awk '{ print | \"sh\" }' f"],
-      allow=["awk '{ print $1 }' f", "awk -F: '$3 > 0 { print }' f"])
+      deny=["awk '{ system(\"id\") }' f", "awk '{ print > \"out\" }' f", "awk '{ print | \"sh\" }' f",
+            "awk 1 /inet/tcp/8765/0/0", "awk -v x=/inet/tcp/1/h/80 'BEGIN { ARGV[1] = x } 1' f"],
+      allow=["awk '{ print $1 }' f", "awk -F: '$3 > 0 { print }' f", "awk '{ print ARGV[1] }' f"])
 def check(inv, ctx) -> None:
     """awk programs that run commands, write files or open network connections.
-    `system`, pipes to and from commands, output redirection and gawk's special
-    files all escape a read; the program is every -e/--source text, else the
-    first operand."""
+    `system`, pipes to and from commands, output redirection, changes to ARGV
+    and gawk's /inet special files (in the program, the input files or the
+    assigned values) all escape a read; the program is every -e/--source
+    text, else the first operand."""
     if already_denied(inv, ctx):
         return
     sources = [(use.value_word, use.value) for use in inv.uses("--source")
                if use.value_word is not None]
+    files = inv.positionals
     if not sources:
         first = script_operand(inv, ctx, "program", "awk '{ print $1 }' FILE")
         if first is None:
             return
-        sources = [first]
+        sources, files = [first], files[1:]
+    _inet_inputs(inv, ctx, files)
 
     def read(text: str) -> list[Finding]:
         return read_program(text, ctx.policy.write_targets, ctx.policy.network_paths)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from ..codes import Code
+from ..special import special_operand
 from . import rule
 from .script import Finding, Unreadable, already_denied, judge_pieces, only_info
 
@@ -154,6 +155,24 @@ def filter_findings(text: str, yq: bool = False) -> list[Finding]:
     return findings
 
 
+_FILE_VALUED = {"--slurpfile", "--rawfile", "--argfile"}
+
+
+def _special_inputs(inv, ctx, second_values, operands) -> None:
+    """Input files, and the files --slurpfile/--rawfile read, that are devices
+    or kernel files (`jq . /dev/zero` never ends).  Operands after --args or
+    --jsonargs are strings, not files."""
+    strings_from = min((use.index for use in inv.uses("--args", "--jsonargs")), default=len(inv.words))
+    position = {id(w): k for k, w in enumerate(inv.words)}
+    files = [w for w in operands[1:] if position[id(w)] < strings_from]
+    files += [word for use, word in second_values if _FILE_VALUED.intersection(use.flag.names)]
+    for word in files:
+        if special_operand(word, ctx.cwd):
+            ctx.deny(Code.BP406, word.span,
+                     f"`{inv.spec.display}` would read `{word.text}`, a device or kernel file whose "
+                     "reading may never end", "read a regular file", "hang")
+
+
 def _filter_and_files(inv, ctx, yq: bool):
     """The filter word, or None after denying; two-valued flags (--arg NAME
     VALUE) leave their second value among the operands, so it is skipped."""
@@ -169,9 +188,9 @@ def _filter_and_files(inv, ctx, yq: bool):
             ctx.deny(Code.BP403, word.span, f"`{word.value}` needs a NAME and a VALUE",
                      f"write {names[-1]} NAME VALUE")
             return None
-        second_values.append(inv.words[index + 1])
-    operands = [w for w in inv.positionals if not any(w is s for s in second_values)]
-    for word in second_values:
+        second_values.append((use, inv.words[index + 1]))
+    operands = [w for w in inv.positionals if not any(w is s for _, s in second_values)]
+    for _, word in second_values:
         if word.value is None:
             ctx.deny(Code.BP203, word.span, f"`{word.text}` may expand to several words, shifting the filter",
                      "write the value literally")
@@ -188,16 +207,18 @@ def _filter_and_files(inv, ctx, yq: bool):
         ctx.deny(Code.BP407, operands[0].span, f"the filter `{operands[0].text}` is not literal",
                  "write the filter literally, in single quotes")
         return None
+    _special_inputs(inv, ctx, second_values, operands)
     return operands[0]
 
 
-@rule("jq_filter", codes=[Code.BP407, Code.BP403],
-      deny=["jq env f", "jq '$ENV.HOME' f", "jq 'import \"m\" as m; .' f"],
+@rule("jq_filter", codes=[Code.BP407, Code.BP403, Code.BP406],
+      deny=["jq env f", "jq '$ENV.HOME' f", "jq 'import \"m\" as m; .' f", "jq . /dev/zero",
+            "jq --slurpfile v /dev/zero . f"],
       allow=["jq '.a[] | .b' f", "jq -r --arg k v '.[$k]' f", "jq '{env: 1}' f"])
 def check(inv, ctx, yq: bool = False) -> None:
-    """jq filters that read the environment or load module code.
+    """jq filters that read the environment or load module code, and device input files.
     `env` and `$ENV` print secrets such as API tokens; `import` and `include`
-    load code the checker cannot see.  The filter is the first operand (-f is
+    load code the checker cannot see; `jq . /dev/zero` never ends.  The filter is the first operand (-f is
     denied by the spec); --arg NAME VALUE pairs are told apart from it."""
     if already_denied(inv, ctx):
         return
