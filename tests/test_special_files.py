@@ -51,3 +51,12 @@ def test_cd_is_followed(tmp_path):
 
 def test_without_cwd_nothing_is_looked_up():
     assert check("head -n 5 README.md").allowed
+
+
+def test_input_redirection_from_a_fifo_or_device_denies(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    for command in ("cat < pipe", "wc -l < zero", "while read -r l; do echo x; done < pipe"):
+        verdict = check(command, cwd=str(tmp_path))
+        assert "BP501" in [d.code for d in verdict.denials], command
+    assert check("cat < /dev/null", cwd=str(tmp_path)).allowed

@@ -8,6 +8,7 @@ denial says which rule produced it.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -670,6 +671,9 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
         if any(path.startswith(p) for p in ctx.policy.network_paths):
             ctx.deny(Code.BP501, target.span, f"reading `{path}` makes bash open a network connection",
                      "read a local file instead", Effect.NETWORK, rule=REDIRECTION)
+        elif op == "<" and (special_file(path, ctx.cwd) or _special_in_cwd(path, ctx)):
+            ctx.deny(Code.BP501, target.span, f"`<{path}` reads a device, FIFO or kernel file, "
+                     "which may never end", "read a regular file", Effect.HANG, rule=REDIRECTION)
         elif op == "<&":
             ctx.deny(Code.BP500, redirect.span, f"`<&{path}` is not a descriptor number",
                      "use <file to read a file", rule=REDIRECTION)
@@ -681,6 +685,16 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
              f"`{written}` opens `{path}` for writing",
              "drop the redirection and read the output directly, or redirect to /dev/null",
              Effect.WRITE, rule=REDIRECTION)
+
+
+def _special_in_cwd(path: str, ctx: Context) -> bool:
+    """With a working directory: whether `path` resolves (through symlinks) to a
+    FIFO, socket or device in a directory the command may run in."""
+    from ..repo.files import special_file as physical
+
+    if ctx.cwd is None or path in ("/dev/null", "/dev/stdin"):
+        return False
+    return any(physical(os.path.join(d, path)) for d in ctx.directories() if d is not None)
 
 
 def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None = None) -> None:
