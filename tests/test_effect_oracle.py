@@ -149,7 +149,8 @@ def skip_reason(case, verdict) -> str | None:
 def _programs_named(verdict) -> set[str]:
     """Programs the command may start: each segment's program and, after a
     wrapper (a spec whose operands are a command, or judged by a hook: env,
-    command), every whitelisted word."""
+    command) or a program with a flag that runs a checked command (find
+    -exec), every whitelisted word."""
     names = {"bash"}
     for segment in verdict.segments:
         words = [w.value for w in segment.words if w.value is not None]
@@ -158,7 +159,8 @@ def _programs_named(verdict) -> set[str]:
         program = words[0].rpartition("/")[2]
         names.add(program)
         spec = POLICY.spec(program)
-        if spec is not None and spec.positionals.role in ("command", "hook"):
+        if spec is not None and (spec.positionals.role in ("command", "hook")
+                                 or any(flag.runs for flag in spec.flags.values())):
             names.update(w for w in words[1:] if POLICY.spec(w) is not None)
     if "fd" in names:
         names.add("fdfind")
@@ -233,7 +235,7 @@ def test_fixture_repository_is_unchanged(observations):
 DENIED_SAMPLE = [
     ("rg --pre cat notes.txt", "exec"),
     ("fd -x cat", "exec"),
-    ("find . -name notes.txt -exec cat {} \\;", "exec"),
+    ("find . -name notes.txt -exec sh -c 'cat \"$1\"' sh {} \\;", "exec"),
     ("find . -name '*.log' -delete", "write"),
     ("sort -o out notes.txt", "write"),
     ("rg TODO > out", "write"),

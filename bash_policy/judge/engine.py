@@ -447,7 +447,11 @@ def _check_command(node: Command, ctx: Context, index: dict[int, int], stdin_is_
     ctx.segment = index[id(node)]
     ctx.command = node
     ctx.reads_stdin = False
-    check_segment(node, ctx)
+    ctx.variables["PWD"] = shapes.working_directory(ctx.directories())
+    try:
+        check_segment(node, ctx)
+    finally:
+        del ctx.variables["PWD"]
     if stdin_is_script and ctx.reads_stdin and node.words and not _reads_input(node.redirects):
         line = ctx.source.count("\n", 0, node.span.start) + 1
         ctx.deny(Code.BP108, node.words[0].span,
@@ -814,8 +818,13 @@ class ArgvReader:
                       f"`{word.text}` expands to file names, and one starting with `-` "
                       f"would be read by {spec.display} as a flag", _glob_hint(word.text),
                       rule=OPERANDS)
+        elif not single and shapes.dash_safe(shapes.quoted(word), ctx.source, ctx.variables):
+            self.deny(Code.BP404, word.span,
+                      f"unquoted, `{word.text}` is split at blanks into words, and one may start "
+                      f"with `-`, which {spec.display} would read as a flag",
+                      _quote_hint(word, self.rewritten), rule=OPERANDS)
         else:
-            kind = "are split into words that" if not single else "is a word that"
+            kind = "is split into words; one" if not single else "is a word that"
             self.deny(Code.BP404, word.span,
                       f"`{word.text}` {kind} may start with `-`, which {spec.display} would read "
                       "as a flag", self.double_dash_hint(word), rule=OPERANDS)
@@ -823,14 +832,20 @@ class ArgvReader:
             self.options_done = True
 
     def double_dash_hint(self, word: Word) -> str:
-        """The command with `--` before `word` (quoted), when no flag follows it."""
+        """The command with `--` before `word`, when no flag follows it.  A
+        variable is quoted (one value); a command substitution is not (it is
+        usually a list of files)."""
         words = self.words
         at = next(k for k, w in enumerate(words) if w is word)
         if any(w.value is None or w.value.startswith("-") for w in words[at + 1:]):
             return "put it after `--`, or give it a fixed prefix such as `./`"
-        text = word.text if word.text.startswith('"') else f'"{word.text}"'
-        rewritten = " ".join([w.text for w in words[:at]] + ["--", text] + [w.text for w in words[at + 1:]])
-        return f"put it after `--`: `{rewritten}`"
+        listing = word.text.startswith(("$(", "`"))
+        text = word.text if word.text.startswith('"') or listing else f'"{word.text}"'
+        return f"put it after `--`: `{self.rewritten(word, '-- ' + text)}`"
+
+    def rewritten(self, word: Word, replacement: str) -> str:
+        """The command's words with `word` replaced."""
+        return " ".join(replacement if w is word else w.text for w in self.words)
 
     def flag_with_unknown_value(self, word: Word) -> bool:
         """`--author="$USER"` or `-n"$N"`: a known flag whose attached value is
@@ -1167,6 +1182,14 @@ class ArgvReader:
                           "or kernel file whose reading may never end (only /dev/null, /dev/stdin "
                           "and a few /proc files may be read)", "read a regular file",
                           Effect.HANG, rule=SPECIAL)
+
+
+def _quote_hint(word: Word, rewritten) -> str:
+    """Quote `./$f` as `"./$f"`; a word already quoted in parts is not rewritten."""
+    if any(c in word.text for c in "\"'\\"):
+        return "put every expansion in it inside double quotes so it stays one word"
+    quoted = '"' + word.text + '"'
+    return f"quote it so it stays one word: `{rewritten(word, quoted)}`"
 
 
 def _glob_hint(text: str) -> str:

@@ -11,9 +11,13 @@ says about its variables (a `for` loop's words, a `while read` loop's input):
   and globbed, a glob or brace expansion may be many.
 - `dash_safe`: no word it becomes starts with `-`, so no program reads it as
   a flag: a literal prefix that does not start with `-` (`src/*.py`,
-  `"./$f"`), a tilde or `$PWD`/`$HOME` (absolute paths from the harness's
+  `"./$f"`), a tilde or `"$PWD"`/`"$HOME"` (absolute paths from the harness's
   environment), `/dev/fd/N` from a process substitution, or a loop variable
-  whose every value is such a word.
+  whose every value is such a word — and no unquoted expansion in it is split
+  into further words, which may start with `-` (`./$f` with f='a --pre=sh'
+  is `./a --pre=sh`; `$PWD` splits where the directory's name holds a blank).
+  Bash never imports IFS, and a prefix `IFS=…` does not change how the
+  command's own words split, so words split at blanks only.
 """
 
 from __future__ import annotations
@@ -71,6 +75,13 @@ def loop_variable(words) -> Variable:
 UNKNOWN = Variable(False, False)
 
 
+def working_directory(directories) -> Variable:
+    """`$PWD` where the command runs: an absolute path, which stays one word
+    unquoted only when each directory it may be is known and holds no blank
+    or glob character."""
+    return Variable(True, all(d is not None and not _IFS_OR_GLOB.search(d) for d in directories))
+
+
 def _name(source: str, expansion) -> str | None:
     match = _NAME.match(source[expansion.span.start:expansion.span.end])
     return match[1] if match else None
@@ -91,10 +102,29 @@ def single(word: Word, source: str, variables: dict[str, Variable]) -> bool:
     return True
 
 
+def _splits(expansion: Expansion, source: str, variables: dict[str, Variable]) -> bool:
+    """Whether bash may split the expansion's result into several words (or
+    glob it): an unquoted parameter, command substitution or arithmetic."""
+    if expansion.quoted or expansion.kind in (TILDE, PROCESS_SUB, FOUND, GLOB, BRACE, EXTGLOB,
+                                              ANSI_C, LOCALE):
+        return False
+    if expansion.kind == PARAMETER:
+        return not variables.get(_name(source, expansion) or "", UNKNOWN).splits_safe
+    return True
+
+
+def quoted(word: Word) -> Word:
+    """The word as if written inside double quotes: its expansions not split."""
+    return Word(word.text, word.span, word.value,
+                tuple(Expansion(e.kind, e.span, e.body, True) for e in word.expansions), word.prefix)
+
+
 def dash_safe(word: Word, source: str, variables: dict[str, Variable]) -> bool:
     """Whether no word `word` becomes can start with `-`."""
     if word.value is not None:
         return not word.value.startswith("-")
+    if any(_splits(e, source, variables) for e in word.expansions):
+        return False
     if word.prefix:
         return not word.prefix.startswith("-")
     first = word.expansions[0]
