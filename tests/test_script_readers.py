@@ -5,17 +5,20 @@ import pytest
 from bash_policy.judge.engine import check
 from bash_policy.judge.rules.awk import read_program, tokenize as awk_tokens
 from bash_policy.judge.rules.jq import filter_findings
+from bash_policy.judge.rules.script import Finding
 from bash_policy.judge.rules.sed import SedReader, Unreadable
 
 NO_TARGETS = frozenset({"/dev/null"})
 
 
 def sed(script):
-    return [(f.effect, f.what) for f in SedReader(script, NO_TARGETS).read()]
+    """The effects found; files the script reads (ReadsFile) are judged by the rule."""
+    return [(f.effect, f.what) for f in SedReader(script, NO_TARGETS).read() if isinstance(f, Finding)]
 
 
 def awk(program):
-    return [f.effect for f in read_program(program, NO_TARGETS, ("/dev/tcp/",))]
+    return [f.effect for f in read_program(program, NO_TARGETS, ("/dev/tcp/",))
+            if isinstance(f, Finding)]
 
 
 @pytest.mark.parametrize("script", [

@@ -60,3 +60,24 @@ def test_input_redirection_from_a_fifo_or_device_denies(tmp_path):
         verdict = check(command, cwd=str(tmp_path))
         assert "BP501" in [d.code for d in verdict.denials], command
     assert check("cat < /dev/null", cwd=str(tmp_path)).allowed
+
+
+def test_a_link_to_standard_input_is_judged_by_name_not_by_the_checkers_stdin(tmp_path):
+    """`cat link` where link -> /dev/stdin reads the script's later lines when
+    it is piped into bash.  Following the link in the checker's process would
+    judge the checker's own standard input (a regular file here), so links
+    are followed only up to /dev."""
+    (tmp_path / "in").symlink_to("/dev/stdin")
+    (tmp_path / "tty").symlink_to("/dev/fd/0")
+    with open(tmp_path / "plain", "w") as plain, open(plain.name) as stdin:
+        saved = os.dup(0)
+        os.dup2(stdin.fileno(), 0)
+        try:
+            for command in ("cat in\nls", "cat < in\nls", "sed 'r in' plain\nls",
+                            "awk '{ getline x < \"in\" }' plain\nls"):
+                assert codes(command, tmp_path) == ["BP108"], command
+            assert codes("cat tty", tmp_path) == ["BP601"]
+            assert check("cat in", cwd=str(tmp_path)).allowed  # last line: nothing to read
+        finally:
+            os.dup2(saved, 0)
+            os.close(saved)

@@ -27,7 +27,7 @@ from .rules import engine_rule
 from .rules.files import check_special_operands
 from .scope import check_scope
 from .spec import CommandSpec, Flag
-from .special import special_file, special_operand
+from .special import names_stdin, on_disk, special_file, special_operand
 from .verdict import Denial, Verdict
 
 # -- engine rules: what each generic check blocks, why, and its examples ---------
@@ -353,10 +353,31 @@ def _lines_at_risk(body: List, policy: Policy) -> set[int]:
     return set(range(last_break + 1))
 
 
-def _reads_input(redirects) -> bool:
-    """Whether these redirections give standard input something other than the shell's."""
-    return any((r.fd in (None, 0)) and r.op in ("<", "<<", "<<-", "<<<", "<&", "<&-", "<>")
-               or (r.fd == 0 and r.op in (">&", ">&-")) for r in redirects)
+def _stdin_after(redirects, stdin_is_script: bool, ctx: Context) -> bool:
+    """Whether standard input is still the script after these redirections,
+    applied in order as bash does: `<&0`, `< /dev/stdin` and `3<&0 <&3` keep
+    it; a file, here-document or a close replace it."""
+    script = {0} if stdin_is_script else set()
+    for r in redirects:
+        op, target = r.op, r.target
+        fd = r.fd if r.fd is not None else (0 if op.startswith("<") else 1)
+        source = target.value if target is not None else None
+        if op in ("<&", ">&") and source is not None and _DESCRIPTOR.fullmatch(source):
+            keeps = int(source.rstrip("-")) in script
+            if source.endswith("-"):
+                script.discard(int(source.rstrip("-")))  # `<&3-` moves the descriptor
+        elif op in ("<", "<>"):
+            keeps = bool(script) and (source is None or names_stdin(source, ctx.cwd)
+                                      or "stdin" in _on_disk(source, ctx))
+        else:
+            keeps = False
+        if op in ("&>", "&>>"):
+            script -= {1, 2}
+        elif keeps:
+            script.add(fd)
+        else:
+            script.discard(fd)
+    return 0 in script
 
 
 def _check_node(node, ctx: Context, index: dict[int, int], at_risk: set[int] = frozenset(),
@@ -387,14 +408,17 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: set[int] = f
         ctx.pipe_source = None
         return
     redirects = node.redirects
-    if _reads_input(redirects):
-        stdin_is_script = False
+    if isinstance(node, Command):
+        # Bash expands a simple command's words, and runs their substitutions,
+        # before it applies the command's redirections.
+        for child in children(node):
+            _check_node(child, ctx, index, stdin_is_script=stdin_is_script)
+        _check_command(node, ctx, index, _stdin_after(redirects, stdin_is_script, ctx))
+        return
+    stdin_is_script = _stdin_after(redirects, stdin_is_script, ctx)
     for child in children(node):  # substitutions in the node's own words, then bodies
         if isinstance(child, List) and not _is_body(node, child):
             _check_node(child, ctx, index, stdin_is_script=stdin_is_script)
-    if isinstance(node, Command):
-        _check_command(node, ctx, index, stdin_is_script)
-        return
     ctx.segment = None
     ctx.command = None
     _check_compound_redirects(redirects, ctx)
@@ -452,7 +476,7 @@ def _check_command(node: Command, ctx: Context, index: dict[int, int], stdin_is_
         check_segment(node, ctx)
     finally:
         del ctx.variables["PWD"]
-    if stdin_is_script and ctx.reads_stdin and node.words and not _reads_input(node.redirects):
+    if stdin_is_script and ctx.reads_stdin and node.words:
         line = ctx.source.count("\n", 0, node.span.start) + 1
         ctx.deny(Code.BP108, node.words[0].span,
                  f"`{ctx.source[node.span.start:node.span.end]}` on line {line} may read standard "
@@ -668,6 +692,14 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
                      f"{source_fd}, which this command did not open: it may be a file the caller "
                      "holds open", "redirect to the standard streams only (2>&1, >&2) or to /dev/null",
                      Effect.WRITE, rule=REDIRECTION)
+        elif op == "<&" and source_fd != 0 and (source_fd in (1, 2) or source_fd not in opened):
+            # Reading another descriptor reads whatever the harness holds open
+            # there: a pipe may never end, a terminal waits for a person.
+            ctx.deny(Code.BP500, redirect.span,
+                     f"`{ctx.source[redirect.span.start:redirect.span.end]}` reads descriptor "
+                     f"{source_fd}, which this command did not open: it may be a pipe or terminal "
+                     "that never ends", "read a file instead: `< FILE`", Effect.HANG,
+                     rule=REDIRECTION)
         return  # duplicating or moving a standard or own descriptor opens nothing
     if op == "<<<":
         return
@@ -675,7 +707,7 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
         if any(path.startswith(p) for p in ctx.policy.network_paths):
             ctx.deny(Code.BP501, target.span, f"reading `{path}` makes bash open a network connection",
                      "read a local file instead", Effect.NETWORK, rule=REDIRECTION)
-        elif op == "<" and (special_file(path, ctx.cwd) or _special_in_cwd(path, ctx)):
+        elif op == "<" and (special_file(path, ctx.cwd) or _on_disk(path, ctx) - {None, "stdin"}):
             ctx.deny(Code.BP501, target.span, f"`<{path}` reads a device, FIFO or kernel file, "
                      "which may never end", "read a regular file", Effect.HANG, rule=REDIRECTION)
         elif op == "<&":
@@ -691,14 +723,12 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
              Effect.WRITE, rule=REDIRECTION)
 
 
-def _special_in_cwd(path: str, ctx: Context) -> bool:
-    """With a working directory: whether `path` resolves (through symlinks) to a
-    FIFO, socket or device in a directory the command may run in."""
-    from ..repo.files import special_file as physical
-
-    if ctx.cwd is None or path in ("/dev/null", "/dev/stdin"):
-        return False
-    return any(physical(os.path.join(d, path)) for d in ctx.directories() if d is not None)
+def _on_disk(path: str, ctx: Context) -> set[str | None]:
+    """With a working directory: what `path` is in each directory the command
+    may run in (special.on_disk: None for a plain file)."""
+    if ctx.cwd is None:
+        return set()
+    return {on_disk(os.path.join(d, path)) for d in ctx.directories() if d is not None}
 
 
 def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None = None) -> None:
@@ -1095,14 +1125,29 @@ class ArgvReader:
             self.ctx.run_rule(self.spec.hook, self.inv)
 
     def reads_stdin(self) -> bool:
-        """Whether the program may read standard input, from its spec's `stdin`."""
-        spec, inv = self.spec, self.inv
-        if any(use.flag.reads_stdin or use.value == "-" for use in inv.flags):
-            return True  # `--stdin`, or a file flag given `-` (`grep -f -`)
+        """Whether the program may read standard input: its spec's `stdin`, a
+        flag that reads it, or a file it opens that is or may be `-` or
+        /dev/stdin (`diff f -`, `jq --rawfile a /dev/stdin`)."""
+        spec, inv, cwd = self.spec, self.inv, self.ctx.cwd
+        if any(use.flag.reads_stdin or use.value == "-"
+               or (use.value is None and use.flag.reads and use.flag.value != "none")
+               or (use.value is not None and names_stdin(use.value, cwd)) for use in inv.flags):
+            return True  # `--stdin`, or a flag's value given `-` (`grep -f -`)
+        if any(w.value in (None, "-") or names_stdin(w.value, cwd) for w in self.opened()):
+            return True
         if spec.stdin != "no-files":
             return spec.stdin == "always"
-        files = inv.positionals[spec.stdin_skip:]
-        return not files or any(w.value in (None, "-") for w in files)
+        return not inv.positionals[spec.stdin_skip:]
+
+    def opened(self) -> list[Word]:
+        """The operands the program may open as files (not a pattern or program
+        given first, not names it never opens)."""
+        p, inv = self.spec.positionals, self.inv
+        if p.role != "read" or not p.files:
+            return []
+        if p.pattern is not None and not inv.has(*p.pattern):
+            return inv.positionals[1:]
+        return inv.positionals
 
     def check_positionals(self) -> None:
         spec, inv, ctx, appended = self.spec, self.inv, self.ctx, self.appended
@@ -1169,13 +1214,7 @@ class ArgvReader:
                           f"`{spec.display} {use.name}` would read `{use.value}`, a device or kernel "
                           "file whose reading may never end", "read a regular file",
                           Effect.HANG, rule=SPECIAL)
-        p = spec.positionals
-        if p.role != "read" or not p.files:
-            return
-        operands = inv.positionals
-        if p.pattern is not None and not inv.has(*p.pattern):
-            operands = operands[1:]  # the pattern or program
-        for word in operands:
+        for word in self.opened():
             if special_operand(word, ctx.cwd):
                 self.deny(Code.BP406, word.span,
                           f"`{spec.display}` would read `{word.text}`, which is or may be a device "

@@ -15,8 +15,10 @@ import re
 from ..read.model import Word
 
 _SPECIAL_DIRS = ("/dev", "/proc", "/sys")
+# /dev/stdout and /dev/stderr are not here: read, they read the terminal when
+# the harness gives the command one.
 _READABLE_SPECIAL = re.compile(
-    r"/dev/(?:null|stdin|stdout|stderr)"
+    r"/dev/(?:null|stdin)"
     r"|/proc/(?:cpuinfo|meminfo|version|uptime|loadavg|stat|filesystems|partitions|swaps"
     r"|cgroups|diskstats|mounts|devices|vmstat|cmdline)"
     r"|/proc/(?:self|thread-self|[0-9]+)/(?:status|stat|statm|cmdline|comm|limits|maps|mounts"
@@ -24,11 +26,15 @@ _READABLE_SPECIAL = re.compile(
     r"|/sys/fs/cgroup/[^/]+(?:/[^/]+)*")  # small text attributes (memory.max, cpu.max)
 
 
-def special_file(path: str, cwd: str | None) -> bool:
-    """Whether reading `path` may read a device or kernel file: its lexical
-    absolute form (against `cwd` when known) is under /dev, /proc or /sys and
-    not listed as readable.  Without `cwd`, a relative path that climbs with
-    `..` may climb to `/`, so it is judged from there."""
+# The names of the command's standard input.  /dev/fd/0 and /proc/self/fd/0
+# are not readable at all (above), so only this one needs naming.
+STDIN = "/dev/stdin"
+
+
+def _absolute(path: str, cwd: str | None) -> str | None:
+    """`path` made absolute and normalised lexically (against `cwd` when
+    known).  Without `cwd`, a relative path that climbs with `..` may climb
+    to `/`, so it is judged from there; other relative paths give None."""
     if path.startswith("/"):
         full = "/" + path.lstrip("/")
     elif cwd is not None:
@@ -36,12 +42,42 @@ def special_file(path: str, cwd: str | None) -> bool:
     else:
         parts = posixpath.normpath(path).split("/")
         if parts[0] != "..":
-            return False
+            return None
         full = "/" + "/".join(p for p in parts if p != "..")
-    full = "/" + posixpath.normpath(full).lstrip("/")
-    if not any(full == d or full.startswith(d + "/") for d in _SPECIAL_DIRS):
+    return "/" + posixpath.normpath(full).lstrip("/")
+
+
+def special_file(path: str, cwd: str | None) -> bool:
+    """Whether reading `path` may read a device or kernel file: its lexical
+    absolute form is under /dev, /proc or /sys and not listed as readable."""
+    full = _absolute(path, cwd)
+    if full is None or not any(full == d or full.startswith(d + "/") for d in _SPECIAL_DIRS):
         return False
     return _READABLE_SPECIAL.fullmatch(full) is None
+
+
+def names_stdin(path: str, cwd: str | None) -> bool:
+    """Whether `path` names standard input by its name (`/dev/stdin`,
+    `../../dev/stdin`); `-` is the program's to interpret."""
+    return _absolute(path, cwd) == STDIN
+
+
+def on_disk(path: str) -> str | None:
+    """With a working directory, what the file at absolute `path` really is,
+    when reading it does not just read a file: "stdin" (a symlink to
+    /dev/stdin), or a description of a device, FIFO, socket or kernel file.
+    Links are followed up to /dev, /proc and /sys (repo/files.py), so the
+    answer does not depend on the checker's own standard input."""
+    from ..repo.files import resolve, special_file as physical
+
+    real = resolve(path)
+    if real == STDIN:
+        return "stdin"
+    if special_file(real, None):
+        return f"a device or kernel file ({real})"
+    if any(real == d or real.startswith(d + "/") for d in _SPECIAL_DIRS):
+        return None  # a readable kernel file such as /dev/null or /proc/cpuinfo
+    return physical(real)
 
 
 def may_expand_to_special(word: Word) -> bool:

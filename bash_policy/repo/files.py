@@ -26,6 +26,40 @@ class Unreadable(ValueError):
     """A file git or npm would read that the checker cannot judge: the message says why."""
 
 
+# Links under these directories stand for the opening process's own files
+# (/dev/stdin -> /proc/self/fd/0): following them would judge the checker's.
+_KERNEL_DIRS = ("/dev", "/proc", "/sys")
+_MAX_LINKS = 40  # Linux's limit; more fails with ELOOP and opens nothing
+
+
+def resolve(path: str) -> str:
+    """The absolute `path` with symlinks followed as the kernel does, except
+    that nothing under /dev, /proc or /sys is followed: the rest is joined
+    lexically, for the caller to judge by name (judge/special.py)."""
+    pending = [part for part in path.split("/") if part]
+    current, links = "/", 0
+    while pending:
+        if any(current == d or current.startswith(d + "/") for d in _KERNEL_DIRS):
+            return os.path.normpath(os.path.join(current, *pending))
+        part = pending.pop(0)
+        if part in (".", ".."):
+            current = current if part == "." else os.path.dirname(current)
+            continue
+        candidate = os.path.join(current, part)
+        try:
+            target = os.readlink(candidate)
+        except (OSError, ValueError):
+            current = candidate  # not a link, or missing: the open goes no further
+            continue
+        links += 1
+        if links > _MAX_LINKS:
+            return candidate
+        if target.startswith("/"):
+            current = "/"
+        pending[:0] = [p for p in target.split("/") if p]
+    return current
+
+
 def special_file(path: str) -> str | None:
     """What `path` is when it resolves (through symlinks) to something other
     than a regular file or a directory: "a FIFO (named pipe)", "a character

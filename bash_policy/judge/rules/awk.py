@@ -16,7 +16,7 @@ import re
 
 from ..codes import Code
 from . import rule
-from .script import (STREAM_FILES, Finding, Unreadable, already_denied, judge_pieces,
+from .script import (STREAM_FILES, Finding, ReadsFile, Unreadable, already_denied, judge_pieces,
                      script_operand)
 
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -160,7 +160,7 @@ class AwkChecker:
         self.t = tokens
         self.write_targets = write_targets | STREAM_FILES
         self.network_paths = network_paths + ("/inet",)
-        self.findings: list[Finding] = []
+        self.findings: list[Finding | ReadsFile] = []
         self.print_word = "print"
 
     def add(self, token: Token, effect: str, what: str, fix: str, end: Token | None = None) -> None:
@@ -250,6 +250,7 @@ class AwkChecker:
         target = self.t[j + 1] if j + 1 < len(self.t) else None
         if (target is not None and target.kind == "string"
                 and self.text(j + 2) in _ENDS_STATEMENT | {")"}):
+            self.findings.append(ReadsFile(target.start, target.end, _unescaped(target.text[1:-1])))
             return
         self.add(self.t[k], "network", "`getline < FILE` with a file name that is not a plain string "
                  "reads a file chosen at run time (gawk's /inet files open sockets)",

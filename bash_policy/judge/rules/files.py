@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import os
 
-from ...repo.files import special_file
+from ...repo.files import resolve
 from ..codes import Code, Effect
+from ..special import on_disk
 from . import engine_rule
-
-# Names that stand for the command's own streams, not files in the repository.
-_STREAMS = frozenset({"-", "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"})
-
 
 SPECIAL = engine_rule("special_operand", """Read operands that resolve to a FIFO, socket or device instead of a file.
     Reading one blocks or never ends, and a symlink in the repository can point there.""",
@@ -29,18 +26,22 @@ SPECIAL = engine_rule("special_operand", """Read operands that resolve to a FIFO
 
 def check_special_operands(positionals, ctx) -> None:
     """Deny each literal operand that resolves to a special file in a directory the
-    segment may run in; the engine calls it for programs whose operands are read."""
+    segment may run in; one that links to /dev/stdin reads standard input.  The
+    engine calls it for programs whose operands are read."""
     if ctx.cwd is None:
         return
     for word in positionals:
-        if word.value is None or word.value in _STREAMS:
+        if word.value is None or word.value in ("-", "/dev/null"):
             continue
         for directory in sorted(d for d in ctx.directories() if d is not None):
             path = os.path.join(directory, word.value)
-            what = special_file(path)
-            real = os.path.realpath(path)
-            if what is None or real == "/dev/null":
+            what = on_disk(path)
+            if what is None:
                 continue
+            if what == "stdin":
+                ctx.reads_stdin = True
+                continue
+            real = resolve(path)
             target = f" (it resolves to {real})" if real != os.path.normpath(path) else ""
             ctx.deny(Code.BP601, word.span,
                      f"`{word.text}` is {what}{target}: reading it blocks or never ends",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from ..codes import Code
-from ..special import special_operand
+from ..special import names_stdin, special_operand
 from . import rule
 from .script import Finding, Unreadable, already_denied, judge_pieces, only_info
 
@@ -160,13 +160,15 @@ _FILE_VALUED = {"--slurpfile", "--rawfile", "--argfile"}
 
 def _special_inputs(inv, ctx, second_values, operands) -> None:
     """Input files, and the files --slurpfile/--rawfile read, that are devices
-    or kernel files (`jq . /dev/zero` never ends).  Operands after --args or
+    or kernel files (`jq . /dev/zero` never ends), or standard input.  Operands after --args or
     --jsonargs are strings, not files."""
     strings_from = min((use.index for use in inv.uses("--args", "--jsonargs")), default=len(inv.words))
     position = {id(w): k for k, w in enumerate(inv.words)}
     files = [w for w in operands[1:] if position[id(w)] < strings_from]
     files += [word for use, word in second_values if _FILE_VALUED.intersection(use.flag.names)]
     for word in files:
+        if word.value in (None, "-") or names_stdin(word.value, ctx.cwd):
+            ctx.reads_stdin = True  # `--rawfile a /dev/stdin`: the script, when piped to bash
         if special_operand(word, ctx.cwd):
             ctx.deny(Code.BP406, word.span,
                      f"`{inv.spec.display}` would read `{word.text}`, a device or kernel file whose "

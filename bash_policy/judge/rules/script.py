@@ -5,10 +5,12 @@ came from, and the common ways a script operand is given or missing.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ...read.model import Span, Word
 from ..codes import Code
+from ..special import names_stdin, on_disk, special_file
 
 # Files a script may name for writing: the output streams, which GNU sed,
 # gawk and mawk treat as their own standard output and error.
@@ -33,6 +35,16 @@ class Finding:
     effect: str
     what: str
     fix: str
+
+
+@dataclass(frozen=True)
+class ReadsFile:
+    """A file the script reads by a literal name (sed `r FILE`, awk `getline <
+    "FILE"`): judged like a file operand, for devices and standard input."""
+
+    start: int
+    end: int
+    name: str
 
 
 def script_span(word: Word, start: int, end: int) -> Span:
@@ -106,4 +118,14 @@ def judge_pieces(program: str, pieces, ctx, read) -> None:
         return
     for finding in findings:
         span, _ = locate(finding.start, finding.end)
+        if isinstance(finding, ReadsFile):
+            name = finding.name
+            found = {on_disk(os.path.join(d, name)) for d in ctx.directories() if d is not None} \
+                if ctx.cwd is not None else set()
+            if name == "-" or names_stdin(name, ctx.cwd) or "stdin" in found:
+                ctx.reads_stdin = True  # the script's later lines, when piped into bash
+            elif special_file(name, ctx.cwd) or found - {None}:
+                ctx.deny(Code.BP407, span, f"the {program} script reads `{name}`, a device or "
+                         "kernel file whose reading may never end", "read a regular file", "hang")
+            continue
         ctx.deny(Code.BP407, span, f"the {program} script: {finding.what}", finding.fix, finding.effect)

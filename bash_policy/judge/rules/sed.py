@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..codes import Code
 from . import rule
-from .script import STREAM_FILES, Finding, Unreadable, already_denied, judge_pieces, script_operand
+from .script import STREAM_FILES, Finding, ReadsFile, Unreadable, already_denied, judge_pieces, script_operand
 
 _SIMPLE = set("=dDgGhHnNpPxzF")
 _LABEL_END = " \t\n;}"
@@ -22,7 +22,7 @@ class SedReader:
         self.s = text
         self.i = 0
         self.write_targets = write_targets | STREAM_FILES
-        self.findings: list[Finding] = []
+        self.findings: list[Finding | ReadsFile] = []
 
     def peek(self) -> str:
         return self.s[self.i] if self.i < len(self.s) else ""
@@ -129,7 +129,8 @@ class SedReader:
             self.label()
             self.end_of_command()
         elif ch in "rR":
-            self.filename()
+            name = self.filename()
+            self.findings.append(ReadsFile(start, self.i, name))
         elif ch in "wW":
             name = self.filename()
             if name not in self.write_targets:
