@@ -81,3 +81,17 @@ def test_a_link_to_standard_input_is_judged_by_name_not_by_the_checkers_stdin(tm
         finally:
             os.dup2(saved, 0)
             os.close(saved)
+
+
+def test_globs_and_loop_words_are_looked_at(tmp_path):
+    """`cat ./*` reads every match: a FIFO among them blocks (red team RT1 F3)."""
+    (tmp_path / "a.txt").write_text("x\n")
+    os.mkfifo(tmp_path / "p")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "z").symlink_to("/dev/zero")
+    for command in ("cat ./*", "wc -l -- *", "cat */*", "cat s[u]b/*", 'cat "s"*/*',
+                    'for x in ./*; do wc -l "$x"; done', 'for x in p; do wc -l "$x"; done'):
+        assert codes(command, tmp_path) == ["BP601"], command
+    for command in ("cat ./*.txt", "cat '*'", 'for x in ./*.txt; do wc -l "$x"; done',
+                    "ls ./*"):
+        assert check(command, cwd=str(tmp_path)).allowed, command

@@ -1142,12 +1142,13 @@ class ArgvReader:
     def opened(self) -> list[Word]:
         """The operands the program may open as files (not a pattern or program
         given first, not names it never opens)."""
-        p, inv = self.spec.positionals, self.inv
+        p, inv, ctx = self.spec.positionals, self.inv, self.ctx
         if p.role != "read" or not p.files:
             return []
+        operands = inv.positionals
         if p.pattern is not None and not inv.has(*p.pattern):
-            return inv.positionals[1:]
-        return inv.positionals
+            operands = operands[1:]
+        return [one for word in operands for one in shapes.instances(word, ctx.source, ctx.variables)]
 
     def check_positionals(self) -> None:
         spec, inv, ctx, appended = self.spec, self.inv, self.ctx, self.appended
@@ -1182,7 +1183,7 @@ class ArgvReader:
                       f"drop `{pos[0].text}`", rule=OPERANDS)
             return
         if role == "read" and pos and ctx.cwd is not None:
-            check_special_operands(pos, ctx)  # FIFOs and devices (bash_policy/judge/rules/files.py)
+            check_special_operands(self.opened(), ctx)  # FIFOs and devices (rules/files.py)
         limit = spec.positionals.max
         if limit is None:
             return

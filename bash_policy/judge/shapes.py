@@ -49,16 +49,20 @@ def local_name(name: str) -> bool:
 @dataclass(frozen=True)
 class Variable:
     """What the script lets a variable hold: `dash_safe` when no value can start
-    with `-` (or be empty), `splits_safe` when an unquoted use stays one word."""
+    with `-` (or be empty), `splits_safe` when an unquoted use stays one word,
+    `words` when the loop's words say every value (`for f in a.txt ./*`)."""
 
     dash_safe: bool
     splits_safe: bool
+    words: tuple[Word, ...] | None = None
 
 
 def loop_variable(words) -> Variable:
     """The variable of `for NAME in WORDS`: each word's value (or the files a
     glob matches, which start with its literal prefix)."""
+    words = tuple(words)
     dash_safe = splits_safe = True
+    known: tuple[Word, ...] | None = words
     for word in words:
         if word.value is not None:
             dash_safe &= word.value != "" and not word.value.startswith("-")
@@ -69,7 +73,8 @@ def loop_variable(words) -> Variable:
             splits_safe = False  # a file name may hold blanks
         else:
             dash_safe = splits_safe = False
-    return Variable(dash_safe, splits_safe)
+            known = None
+    return Variable(dash_safe, splits_safe, known)
 
 
 UNKNOWN = Variable(False, False)
@@ -134,6 +139,30 @@ def dash_safe(word: Word, source: str, variables: dict[str, Variable]) -> bool:
         name = _name(source, first)
         return name in _ABSOLUTE or variables.get(name or "", UNKNOWN).dash_safe
     return False
+
+
+def instances(word: Word, source: str, variables: dict[str, Variable]) -> tuple[Word, ...]:
+    """The words of the loop that says what `word` can be: `"$f"` in `for f in
+    a ./*` is `a` or a match of `./*`, judged as those (special files,
+    standard input).  Otherwise the word itself."""
+    if word.value is not None or len(word.expansions) != 1 or word.expansions[0].kind != PARAMETER:
+        return (word,)
+    name = _name(source, word.expansions[0])
+    known = variables.get(name or "", UNKNOWN).words
+    if known is None or word.text not in (f"${name}", f"${{{name}}}", f'"${name}"', f'"${{{name}}}"'):
+        return (word,)
+    if word.expansions[0].quoted:
+        return known
+    out: list[Word] = []
+    for one in known:  # unquoted: a literal value is split at blanks, each piece globbed
+        pieces = (one.value or "").split() if one.value is not None else None
+        if pieces is None:
+            out.append(one)  # a glob's matches (a name with blanks is not followed further)
+        elif any(_IFS_OR_GLOB.search(piece) for piece in pieces):
+            return (word,)
+        else:
+            out += [Word(one.text, one.span, piece) for piece in pieces]
+    return tuple(out)
 
 
 def runs_commands(word: Word) -> bool:

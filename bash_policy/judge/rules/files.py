@@ -11,8 +11,10 @@ here: the harness's timeout bounds it (docs/threat-model.md).
 
 from __future__ import annotations
 
+import fnmatch
 import os
 
+from ...read.model import GLOB
 from ...repo.files import resolve
 from ..codes import Code, Effect
 from ..special import on_disk
@@ -24,13 +26,84 @@ SPECIAL = engine_rule("special_operand", """Read operands that resolve to a FIFO
     untestable="needs a directory holding a FIFO or a device symlink: tests/test_special_files.py")
 
 
+# A glob is looked at in at most this many directory entries; past it, the
+# rest is left to the harness's timeout (docs/threat-model.md).
+_MAX_ENTRIES = 10_000
+
+
+def _pattern(text: str) -> list[str]:
+    """A glob word's components as fnmatch patterns matching at least what bash
+    matches: quotes dropped (a quoted `*` then matches more), each bracket
+    expression any one character, dot files included."""
+    out, i = [], 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "'\"":
+            i += 1
+            continue
+        if ch == "\\":
+            out.append(_literal(text[i + 1:i + 2]))
+            i += 2
+            continue
+        if ch == "[":
+            j = i + 1
+            if j < len(text) and text[j] in "!^":
+                j += 1
+            if j < len(text) and text[j] == "]":
+                j += 1
+            close = text.find("]", j)
+            if close > 0:
+                out.append("?")
+                i = close + 1
+                continue
+            out.append("[[]")
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out).split("/")
+
+
+def _literal(ch: str) -> str:
+    """A character fnmatch takes literally."""
+    return f"[{ch}]" if ch in "*?[" else ch
+
+
+def glob_matches(directory: str, text: str) -> list[str] | None:
+    """The paths a glob word may expand to in `directory` (a superset of bash's
+    matches), or None past _MAX_ENTRIES."""
+    parts = _pattern(text)
+    paths = ["/" if text.startswith("/") else directory]
+    seen = 0
+    for part in parts:
+        if part in ("", "."):
+            continue
+        if not any(c in part for c in "*?["):
+            paths = [os.path.join(p, part) for p in paths]
+            continue
+        found = []
+        for path in paths:
+            try:
+                names = os.listdir(path)
+            except (OSError, ValueError):
+                continue
+            seen += len(names)
+            if seen > _MAX_ENTRIES:
+                return None
+            found += [os.path.join(path, n) for n in names if fnmatch.fnmatchcase(n, part)]
+        paths = found
+    return paths
+
+
 def check_special_operands(positionals, ctx) -> None:
-    """Deny each literal operand that resolves to a special file in a directory the
-    segment may run in; one that links to /dev/stdin reads standard input.  The
-    engine calls it for programs whose operands are read."""
+    """Deny each literal or glob operand that resolves to a special file in a
+    directory the segment may run in; one that links to /dev/stdin reads
+    standard input.  The engine calls it for programs whose operands are read."""
     if ctx.cwd is None:
         return
     for word in positionals:
+        if word.value is None and word.pathname_only and GLOB in {e.kind for e in word.expansions}:
+            _check_glob(word, ctx)
+            continue
         if word.value is None or word.value in ("-", "/dev/null"):
             continue
         for directory in sorted(d for d in ctx.directories() if d is not None):
@@ -48,3 +121,19 @@ def check_special_operands(positionals, ctx) -> None:
                      "read a regular file; look at what the name is with `ls -l` or `stat`",
                      Effect.HANG, rule=SPECIAL)
             break
+
+
+def _check_glob(word, ctx) -> None:
+    """`cat ./*` in a directory that holds a FIFO reads it and blocks."""
+    for directory in sorted(d for d in ctx.directories() if d is not None):
+        for path in glob_matches(directory, word.text) or ():
+            what = on_disk(path)
+            if what == "stdin":
+                ctx.reads_stdin = True
+            elif what is not None:
+                ctx.deny(Code.BP601, word.span,
+                         f"`{word.text}` matches `{os.path.relpath(path, directory)}`, which is "
+                         f"{what}: reading it blocks or never ends",
+                         "name the regular files to read, or narrow the pattern",
+                         Effect.HANG, rule=SPECIAL)
+                return
