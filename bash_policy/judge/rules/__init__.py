@@ -44,7 +44,7 @@ class Rule:
 
 RULES: dict[str, Rule] = {}
 # Modules holding program rules, imported together on first lookup.
-_MODULES = ("awk", "cd", "find", "gh", "git", "jq", "repository", "sed", "system", "tail",
+_MODULES = ("awk", "cd", "containers", "find", "gh", "git", "jq", "repository", "sed", "system", "tail",
             "toolchain", "tree", "wrappers")
 _loaded = False
 
