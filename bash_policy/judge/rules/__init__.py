@@ -44,8 +44,8 @@ class Rule:
 
 RULES: dict[str, Rule] = {}
 # Modules holding program rules, imported together on first lookup.
-_MODULES = ("archives", "awk", "cd", "containers", "find", "gh", "git", "jq", "listing", "repository",
-            "sed", "system", "tail", "toolchain", "tree", "wrappers")
+_MODULES = ("archives", "awk", "cd", "containers", "find", "gh", "git", "jq", "listing", "pythonenv",
+            "repository", "sed", "system", "tail", "toolchain", "tree", "wrappers")
 _loaded = False
 
 

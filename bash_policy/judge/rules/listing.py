@@ -1,8 +1,9 @@
-"""man without its pager, and shuf that ends.
+"""man without its pager, shuf that ends, and tools asked only their version.
 
 man shows a page through a pager, which waits for keys and can run commands;
 only its locate (-w, -W) and search (-k, -f) modes print and exit.  shuf -r
-repeats lines forever unless -n bounds it.
+repeats lines forever unless -n bounds it.  mypy, eslint, prettier and tsc
+work on the whole project when given no arguments.
 """
 
 from __future__ import annotations
@@ -36,3 +37,15 @@ def shuf_repeat(inv, ctx) -> None:
         use = inv.uses("-r")[0]
         ctx.deny(Code.BP400, use.word.span, "`shuf -r` without -n repeats lines forever",
                  "bound it: shuf -r -n COUNT", Effect.HANG)
+
+
+@rule("version_only", codes=[Code.BP406], deny=["mypy", "tsc", "eslint"],
+      allow=["mypy --version", "tsc -v"])
+def version_only(inv, ctx) -> None:
+    """A checker or compiler run with no arguments, which works on the whole project.
+    Bare mypy checks the files its config names, bare eslint lints `.`, bare tsc compiles."""
+    if len(inv.words) == 1:
+        name, reason = inv.spec.display, inv.spec.positionals.over_max
+        ctx.deny(Code.BP406, inv.words[0].span,
+                 f"`{name}` with no arguments works on the project: it {reason.why}",
+                 f"only `{name} --version` is allowed", reason.effect)
