@@ -3,9 +3,10 @@
 `docker stats` streams until it is stopped unless `--no-stream` is given.
 Compose loads the project's compose files before `ps`, `top`, `logs`,
 `images` and `config`; those files are repository content, and since Compose
-2.2x an `include:` (or `-f`) may name a git repository or an OCI artifact,
-which Compose fetches (network, a cache under ~/.cache/docker-compose) with
-variables interpolated into the address.  `ls` and `version` load no project.
+2.2x an `include:` (or `-f`, or an `extends` file) may name a git repository
+or an OCI artifact, which Compose fetches (network, a cache under
+~/.cache/docker-compose) with variables interpolated into the address.  The
+files are read as text, conservatively (there is no YAML parser here).  `ls` and `version` load no project.
 A `.env` file in the project directory can set COMPOSE_FILE, which picks the
 files instead of the command.
 """
@@ -21,13 +22,16 @@ from .cd import known_directories
 
 _NO_CWD_NOTE = ("compose files were not looked at: no working directory was given "
                 "(check(cmd, cwd=DIR) or --cwd DIR)")
-# Compose's default file names, in its order, and the override read beside each.
+# Compose's default file names, in its order, and the override files read beside them.
 _DEFAULT_FILES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
-# Remote resources Compose loads: git URLs (any scheme, or scp-like git@) and oci:// artifacts.
-_REMOTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://|git@|oci:")
-_INCLUDE = re.compile(r"^include\s*:", re.MULTILINE)
-_REMOTE_FILE = re.compile(r"^\s*-?\s*(?:file|path)\s*:\s*['\"]?(?:[A-Za-z][A-Za-z0-9+.-]*://|git@|oci:)",
-                          re.MULTILINE)
+_OVERRIDE_FILES = ("compose.override.yaml", "compose.override.yml", "docker-compose.override.yaml",
+                   "docker-compose.override.yml")
+# Remote resources Compose loads: URLs (git over any scheme, oci://) and scp-like user@host:path.
+_REMOTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://|[\w.-]+@[\w.-]+:")
+_INCLUDE = re.compile(r"include", re.IGNORECASE)
+_EXTENDS = re.compile(r"extends", re.IGNORECASE)
+# A backslash inside a double-quoted YAML scalar is an escape (`"\x69nclude"` is `include`).
+_ESCAPE = re.compile(r'"[^"\n]*\\')
 _COMPOSE_FILE_VAR = re.compile(r"^\s*(?:export\s+)?COMPOSE_FILE\s*=", re.MULTILINE)
 # `docker` and `docker compose` flags that take a value (the engine has checked them).
 _DOCKER_VALUED = {"-l", "--log-level", "-c", "--context"}
@@ -82,13 +86,27 @@ def _project_files(directory: str, files: list[str], project_dir: str | None) ->
     while True:
         for name in _DEFAULT_FILES:
             if os.path.isfile(os.path.join(here, name)):
-                stem, ext = os.path.splitext(name)
-                found = [os.path.join(here, name), os.path.join(here, f"{stem}.override{ext}")]
+                found = [os.path.join(here, n) for n in (name, *_OVERRIDE_FILES)]
                 return [p for p in found if os.path.isfile(p)], here
         parent = os.path.dirname(here)
         if parent == here or project_dir:
             return [], start
         here = parent
+
+
+def _remote_risk(text: str | None) -> str | None:
+    """Why a compose file may make Compose load another file, or None.  Read as
+    text, conservatively: any `include`, escapes the checker does not decode,
+    or `extends` in a file that names a remote address."""
+    if text is None:
+        return "cannot be read"
+    if _INCLUDE.search(text):
+        return "includes other compose files"
+    if _ESCAPE.search(text):
+        return "has escapes in double-quoted strings, which the checker does not decode"
+    if _EXTENDS.search(text) and _REMOTE.search(text):
+        return "extends services and names a remote address"
+    return None
 
 
 def _read(path: str) -> str | None:
@@ -116,7 +134,7 @@ def docker_compose_files(inv, ctx) -> None:
         if value is None:
             continue
         if name in ("-f", "--file"):
-            if value == "-" or _REMOTE.match(value):
+            if value == "-" or _REMOTE.search(value):
                 what = "standard input" if value == "-" else "a remote resource"
                 ctx.deny(Code.BP403, anchor,
                          f"`docker compose -f {value}` loads the compose file from {what}, which the "
@@ -144,10 +162,11 @@ def docker_compose_files(inv, ctx) -> None:
             if not os.path.isfile(path):
                 continue  # Compose stops: no such file
             text = _read(path)
-            if text is None or _INCLUDE.search(text) or _REMOTE_FILE.search(text):
+            why = _remote_risk(text)
+            if why:
                 ctx.deny(Code.BP601, anchor,
-                         f"`docker compose {sub}` loads {path}, which includes other compose files "
-                         "(Compose fetches remote ones, with variables in their address)",
+                         f"`docker compose {sub}` loads {path}, which {why} (Compose fetches remote "
+                         "files, with variables interpolated into their address)",
                          f"read the file instead (cat {path}); `docker ps --filter "
                          "label=com.docker.compose.project=NAME` lists the project's containers",
                          Effect.NETWORK)
