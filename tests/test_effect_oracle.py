@@ -37,7 +37,8 @@ CORPORA = Path(__file__).resolve().parent.parent / "corpora"
 POLICY = Policy.default()
 TIMEOUT = 45  # above the longest allowed sleep (30 s)
 # Programs whose allowed uses still talk to the network (read-only API calls).
-NETWORK_PROGRAMS = frozenset({"gh", "curl", "wget", "dig", "host", "nslookup", "ping", "ssh"})
+NETWORK_PROGRAMS = frozenset({"gh", "curl", "wget", "dig", "host", "nslookup", "ping", "ssh",
+                              "kubectl"})
 # Allowed uses that query a registry or remote by design: (program, subcommand, *flags).
 NETWORK_USES = (("npm", "view"), ("npm", "info"), ("npm", "show"), ("npm", "outdated"),
                 ("npm", "search"), ("pip", "list", "--outdated"), ("pip", "list", "-o"),
@@ -49,13 +50,17 @@ KNOWN_EFFECTS = {
            "connects to the registry (npm 9, Debian)",
     "java": "the JVM writes its perf-data file /tmp/hsperfdata_USER/PID (-XX:-UsePerfData "
             "avoids it)",
+    "podman": "every podman command takes its locks, opens its state database read-write and "
+              "runs conmon --version (podman 4.3, Debian): bookkeeping, no container changes",
 }
 # Programs a whitelisted program legitimately starts (path prefixes), by the starter's name:
 # git's own commands; Debian's egrep and fgrep are scripts that run grep; xargs with
-# no command runs echo; npm is a node script.
+# no command runs echo; npm, eslint, prettier and tsc are node scripts; man -k and -f run
+# apropos and whatis.
 HELPERS = {"git": ("/usr/lib/git-core/",), "egrep": ("/usr/bin/grep", "/bin/grep"),
            "fgrep": ("/usr/bin/grep", "/bin/grep"), "xargs": ("/usr/bin/echo", "/bin/echo"),
-           "npm": ("/usr/bin/node",)}
+           "npm": ("/usr/bin/node",), "eslint": ("/usr/bin/node",), "prettier": ("/usr/bin/node",),
+           "tsc": ("/usr/bin/node",), "man": ("/usr/bin/apropos", "/usr/bin/whatis")}
 # git status (and describe --dirty) takes the index lock to refresh its stat cache,
 # and renames the lock over the index when something changed (GIT_OPTIONAL_LOCKS in
 # git(1)).  The oracle accepts exactly that cache write and nothing else in .git.

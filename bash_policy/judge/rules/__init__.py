@@ -50,8 +50,8 @@ class Rule:
 
 RULES: dict[str, Rule] = {}
 # Modules holding program rules, imported together on first lookup.
-_MODULES = ("awk", "cd", "files", "find", "gh", "git", "jq", "npm", "repository", "sed", "system",
-            "toolchain", "tree", "wrappers")
+_MODULES = ("archives", "awk", "cd", "containers", "files", "find", "gh", "git", "jq", "listing",
+            "npm", "pythonenv", "repository", "sed", "system", "toolchain", "tree", "wrappers")
 _loaded = False
 
 

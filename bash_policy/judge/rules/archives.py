@@ -1,0 +1,104 @@
+"""Archive listers: tar's old-style options and remote archives, unzip's and zip's modes.
+
+GNU tar reads a first word without a dash as a cluster of option letters
+(`tar xzf a.tgz` extracts), and an archive name with a colon before any slash
+as HOST:FILE on a remote tape server reached through rsh or ssh, unless
+--force-local.  unzip extracts unless a listing mode is given, and zip
+changes an archive unless it only shows files (-sf).
+"""
+
+from __future__ import annotations
+
+from ..codes import Code, Effect
+from . import rule
+
+_ZIP_SHOW = {"-sf", "--show-files", "-su", "-sU", "-sc"}
+_ZIP_INFO = {"-v", "-h", "-h2", "--help", "-L", "--license"}
+_UNZIP_MODES = {"-l", "-v", "-Z", "-t", "-z", "-p", "-c"}
+
+
+def _remote(value: str) -> bool:
+    """GNU tar's test (rmt): a colon with no slash before it names HOST:FILE."""
+    colon = value.find(":")
+    return colon > 0 and "/" not in value[:colon]
+
+
+def _deny_remote(ctx, word, value: str) -> None:
+    ctx.deny(Code.BP403, word.span,
+             f"`tar -f {value}` names a remote archive (HOST:FILE), which tar reaches by running rsh "
+             "or ssh", f"add --force-local if it is a local file, or write it as ./{value}",
+             Effect.NETWORK)
+
+
+@rule("tar_archive", codes=[Code.BP400, Code.BP401, Code.BP403],
+      deny=["tar xzf a.tgz", "tar -tf host:/srv/a.tar", "tar tf host:a.tar"],
+      allow=["tar tzf a.tgz", "tar -tf ./a:b.tar", "tar --force-local -tf a:b.tar"])
+def tar_archive(inv, ctx) -> None:
+    """tar's old-style first word (`tar xzf`), read letter by letter, and remote archives.
+    The first word's letters are options, so `xzf` extracts; `-f HOST:FILE` runs rsh or ssh."""
+    spec, local = inv.spec, inv.has("--force-local")
+    archives = [(use.value_word or use.word, use.value) for use in inv.uses("-f")]
+    first = inv.words[1] if len(inv.words) > 1 else None
+    if first is not None and inv.positionals and inv.positionals[0] is first:
+        if first.value is None:
+            ctx.deny(Code.BP401, first.span,
+                     f"`tar {first.text}`: tar reads its first word as option letters, and this one "
+                     "expands", "write the options with a dash first: tar -tf ARCHIVE ...")
+            return
+        values = iter(inv.positionals[1:])
+        for letter in first.value:
+            flag = spec.flags.get("-" + letter)
+            shown = f"`tar {first.value}`"
+            if flag is None:
+                ctx.deny(Code.BP401, first.span,
+                         f"{shown}: `{letter}` is not an allowed option letter of tar",
+                         "write the options with a dash, e.g. tar -tzf ARCHIVE")
+                return
+            if flag.denied is not None:
+                ctx.deny(Code.BP400, first.span,
+                         f"{shown}: `{letter}` (tar {flag.display}) {flag.denied.why}",
+                         flag.denied.fix or "drop it", flag.denied.effect)
+                return
+            if flag.value == "required":
+                holder = next(values, None)
+                if holder is not None and "-f" in flag.names:
+                    archives.append((holder, holder.value))
+    if not local:
+        for word, value in archives:
+            if value is not None and _remote(value):
+                _deny_remote(ctx, word, value)
+
+
+@rule("unzip_mode", codes=[Code.BP406, Code.BP400],
+      deny=["unzip a.zip", "unzip -q a.zip", "unzip -T -l a.zip"],
+      allow=["unzip -l a.zip", "unzip -Z -T a.zip", "unzip"])
+def unzip_mode(inv, ctx) -> None:
+    """unzip without a listing, testing or printing mode, which extracts.
+    unzip extracts by default; -T outside zipinfo mode (-Z) sets the archive's time."""
+    if not inv.positionals:
+        return  # unzip alone prints its help
+    names = [use.name for use in inv.flags]
+    if not _UNZIP_MODES.intersection(names):
+        ctx.deny(Code.BP406, inv.positionals[0].span,
+                 "`unzip` without -l, -v, -Z, -t, -z, -p or -c extracts the archive's files to disk",
+                 f"list the members instead: unzip -l {inv.positionals[0].text}", Effect.WRITE)
+        return
+    zipinfo = names.index("-Z") if "-Z" in names else len(names)
+    if "-T" in names[:zipinfo]:
+        ctx.deny(Code.BP400, inv.words[0].span,
+                 "`unzip -T` sets each archive's modification time to its newest member's",
+                 "drop -T (after -Z it is zipinfo's time format)", Effect.WRITE)
+
+
+@rule("zip_show", codes=[Code.BP406],
+      deny=["zip out.zip a.txt", "zip -r out.zip src"], allow=["zip -sf a.zip", "zip -v"])
+def zip_show(inv, ctx) -> None:
+    """zip without -sf (show files and exit), which creates or changes an archive.
+    Only -sf, -su, -sU and -sc exit before writing; -v alone prints the version."""
+    names = {use.name for use in inv.flags}
+    if names & _ZIP_SHOW or (not inv.positionals and names <= _ZIP_INFO):
+        return
+    at = inv.positionals[0].span if inv.positionals else inv.words[0].span
+    ctx.deny(Code.BP406, at, "`zip` without -sf creates or changes an archive",
+             "list what it holds or would take: zip -sf ARCHIVE [FILES], or unzip -l ARCHIVE",
+             Effect.WRITE)

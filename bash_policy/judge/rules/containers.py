@@ -1,0 +1,173 @@
+"""docker: `stats` that ends, and Compose projects whose files stay local.
+
+`docker stats` streams until it is stopped unless `--no-stream` is given.
+Compose loads the project's compose files before `ps`, `top`, `logs`,
+`images` and `config`; those files are repository content, and since Compose
+2.2x an `include:` (or `-f`, or an `extends` file) may name a git repository
+or an OCI artifact, which Compose fetches (network, a cache under
+~/.cache/docker-compose) with variables interpolated into the address.  The
+files are read as text, conservatively (there is no YAML parser here).  `ls` and `version` load no project.
+A `.env` file in the project directory can set COMPOSE_FILE, which picks the
+files instead of the command.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..codes import Code, Effect
+from . import rule
+from .cd import known_directories
+
+_NO_CWD_NOTE = ("compose files were not looked at: no working directory was given "
+                "(check(cmd, cwd=DIR) or --cwd DIR)")
+# Compose's default file names, in its order, and the override files read beside them.
+_DEFAULT_FILES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
+_OVERRIDE_FILES = ("compose.override.yaml", "compose.override.yml", "docker-compose.override.yaml",
+                   "docker-compose.override.yml")
+# Remote resources Compose loads: URLs (git over any scheme, oci://) and scp-like user@host:path.
+_REMOTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://|[\w.-]+@[\w.-]+:")
+_INCLUDE = re.compile(r"include", re.IGNORECASE)
+_EXTENDS = re.compile(r"extends", re.IGNORECASE)
+# A backslash inside a double-quoted YAML scalar is an escape (`"\x69nclude"` is `include`).
+_ESCAPE = re.compile(r'"[^"\n]*\\')
+_COMPOSE_FILE_VAR = re.compile(r"^\s*(?:export\s+)?COMPOSE_FILE\s*=", re.MULTILINE)
+# `docker` and `docker compose` flags that take a value (the engine has checked them).
+_DOCKER_VALUED = {"-l", "--log-level", "-c", "--context"}
+_COMPOSE_VALUED = {"-f", "--file", "-p", "--project-name", "--project-directory", "--env-file",
+                   "--profile", "--ansi", "--progress", "--parallel"}
+_NO_PROJECT = {"ls", "version"}
+
+
+@rule("docker_stats_once", codes=[Code.BP405],
+      deny=["docker stats", "docker container stats web"], allow=["docker stats --no-stream"])
+def docker_stats_once(inv, ctx) -> None:
+    """`docker stats` without --no-stream, which streams until stopped.
+    Only --no-stream makes it print one sample and end."""
+    if not inv.has("--no-stream"):
+        ctx.deny(Code.BP405, inv.words[0].span,
+                 f"`{inv.spec.display}` keeps streaming resource usage and never ends",
+                 f"print one sample: {inv.spec.display} --no-stream", Effect.HANG)
+
+
+def _compose_arguments(words) -> tuple[list[tuple[str, object]], str | None]:
+    """The `docker compose` flags (name, value word pairs) and the subcommand name."""
+    k = 1
+    while k < len(words) and words[k].value != "compose":
+        k += 2 if words[k].value in _DOCKER_VALUED else 1
+    k += 1
+    flags = []
+    while k < len(words) and (words[k].value or "").startswith("-"):
+        text = words[k].value
+        name, eq, attached = text.partition("=")
+        if name in _COMPOSE_VALUED and not eq:
+            flags.append((name, words[k + 1] if k + 1 < len(words) else None))
+            k += 2
+            continue
+        if not name.startswith("--") and len(name) > 2 and name[:2] in _COMPOSE_VALUED:
+            name, attached, eq = name[:2], text[2:], "="  # -fFILE
+        flags.append((name, attached if eq else None))
+        k += 1
+    return flags, words[k].value if k < len(words) else None
+
+
+def _value(value) -> str | None:
+    return value if isinstance(value, str) or value is None else value.value
+
+
+def _project_files(directory: str, files: list[str], project_dir: str | None) -> tuple[list[str], str]:
+    """The compose files Compose reads from `directory`, and the project directory."""
+    if files:
+        paths = [os.path.join(directory, f) for f in files]
+        return paths, os.path.join(directory, project_dir) if project_dir else os.path.dirname(paths[0])
+    start = os.path.realpath(os.path.join(directory, project_dir or "."))
+    here = start
+    while True:
+        for name in _DEFAULT_FILES:
+            if os.path.isfile(os.path.join(here, name)):
+                found = [os.path.join(here, n) for n in (name, *_OVERRIDE_FILES)]
+                return [p for p in found if os.path.isfile(p)], here
+        parent = os.path.dirname(here)
+        if parent == here or project_dir:
+            return [], start
+        here = parent
+
+
+def _remote_risk(text: str | None) -> str | None:
+    """Why a compose file may make Compose load another file, or None.  Read as
+    text, conservatively: any `include`, escapes the checker does not decode,
+    or `extends` in a file that names a remote address."""
+    if text is None:
+        return "cannot be read"
+    if _INCLUDE.search(text):
+        return "includes other compose files"
+    if _ESCAPE.search(text):
+        return "has escapes in double-quoted strings, which the checker does not decode"
+    if _EXTENDS.search(text) and _REMOTE.search(text):
+        return "extends services and names a remote address"
+    return None
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(1_000_000)
+    except OSError:
+        return None
+
+
+@rule("docker_compose_files", codes=[Code.BP403, Code.BP601],
+      deny=["docker compose -f https://github.com/o/r.git ps", "docker compose -f - config"],
+      allow=["docker compose ps", "docker compose ls"])
+def docker_compose_files(inv, ctx) -> None:
+    """Compose projects whose files name remote files, or that the checker cannot see.
+    An `include:` or `-f` can name a git repository or OCI artifact that Compose
+    fetches (with variables interpolated into the address) before a plain `ps`."""
+    flags, sub = _compose_arguments(inv.words)
+    if sub is None or sub in _NO_PROJECT or sub.startswith("-"):
+        return
+    anchor = inv.words[0].span
+    files, project_dir, env_files = [], None, []
+    for name, holder in flags:
+        value = _value(holder)
+        if value is None:
+            continue
+        if name in ("-f", "--file"):
+            if value == "-" or _REMOTE.search(value):
+                what = "standard input" if value == "-" else "a remote resource"
+                ctx.deny(Code.BP403, anchor,
+                         f"`docker compose -f {value}` loads the compose file from {what}, which the "
+                         "checker cannot see", "save the file locally and name its path",
+                         Effect.NETWORK)
+                return
+            files.append(value)
+        elif name == "--project-directory":
+            project_dir = value
+        elif name == "--env-file":
+            env_files.append(value)
+    for directory in known_directories(ctx, anchor, "the compose files it loads", _NO_CWD_NOTE,
+                                       "network"):
+        paths, project = _project_files(directory, files, project_dir)
+        envs = [os.path.join(directory, e) for e in env_files] or [os.path.join(project, ".env")]
+        for env in envs:
+            text = _read(env) if os.path.isfile(env) else ""
+            if text is None or _COMPOSE_FILE_VAR.search(text):
+                ctx.deny(Code.BP601, anchor,
+                         f"`docker compose {sub}` reads {env}, which sets COMPOSE_FILE: the compose "
+                         "files are chosen by the file, not by the command",
+                         "name the files with -f, or read them with cat", Effect.NETWORK)
+                return
+        for path in paths:
+            if not os.path.isfile(path):
+                continue  # Compose stops: no such file
+            text = _read(path)
+            why = _remote_risk(text)
+            if why:
+                ctx.deny(Code.BP601, anchor,
+                         f"`docker compose {sub}` loads {path}, which {why} (Compose fetches remote "
+                         "files, with variables interpolated into their address)",
+                         f"read the file instead (cat {path}); `docker ps --filter "
+                         "label=com.docker.compose.project=NAME` lists the project's containers",
+                         Effect.NETWORK)
+                return
