@@ -28,9 +28,9 @@ DEFAULT = Policy.default()
 UNCAPPED = Policy.from_mapping({"limits": {"max_length": 10**8, "max_segments": 10**7}})
 
 
-def assert_sound(command: str, policy: Policy = DEFAULT):
+def assert_sound(command: str, policy: Policy = DEFAULT, cwd: str | None = None):
     """Check `command` and assert the verdict is well formed; return it."""
-    verdict = check(command, policy)
+    verdict = check(command, policy, cwd=cwd)
     for denial in verdict.denials:
         assert denial.code in CODES, denial
         assert denial.code != "BP107", denial  # check() turns bugs into denials; tests must see them
@@ -173,3 +173,30 @@ def test_an_internal_error_is_a_denial_not_an_exception(monkeypatch):
 @pytest.mark.parametrize("command", ["rg a -x2>/dev/null", "seq 0 1e-320 1", "seq 1e400 1"])
 def test_inputs_that_once_raised_are_checked(command):
     assert_sound(command)
+
+
+@pytest.mark.parametrize("level", ["for x in a b; do ", "for x in a; do cd b; ",
+                                   "if true; then cd b; else cd c; fi; for x in a; do ",
+                                   "while read -r l; do cd ..; "])
+def test_directory_flow_work_grows_polynomially_with_nesting(level, monkeypatch, tmp_path):
+    """Each loop is walked to a fixed point; nested loops once walked each
+    inner loop again per outer pass, so checking 22 nested loops (466
+    characters) took minutes (red team RT1 F6).  Counted, not timed."""
+    from bash_policy.judge import flow
+
+    walks = 0
+    original = flow._Flow.walk
+
+    def counted(self, node, states):
+        nonlocal walks
+        walks += 1
+        return original(self, node, states)
+
+    monkeypatch.setattr(flow._Flow, "walk", counted)
+    counts = []
+    for depth in (10, 20):
+        walks = 0
+        done = " done < f;" if level.startswith("while") else " done;"
+        assert_sound(level * depth + "ls;" + done * depth, cwd=str(tmp_path))
+        counts.append(walks)
+    assert counts[1] <= 8 * counts[0], counts  # doubling the depth: at most cubic growth

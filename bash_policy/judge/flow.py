@@ -39,16 +39,15 @@ def cd_operands(command: Command) -> list[Word] | None:
     return operands
 
 
-def _targets(directory: str | None, operands) -> set[str | None]:
-    """Where `cd OPERANDS` from `directory` leads: the logical and the physical path."""
-    if len(operands) != 1 or operands[0].value in (None, "-", ""):
-        return {None}
-    target = operands[0].value
+def _targets(directory: str | None, target: str | None) -> frozenset[str | None]:
+    """Where `cd TARGET` from `directory` leads: the logical and the physical path."""
+    if target in (None, "-", ""):
+        return frozenset({None})
     if not target.startswith("/"):
         if directory is None:
-            return {None}
+            return frozenset({None})
         target = os.path.join(directory, target)
-    return {os.path.normpath(target), os.path.realpath(target)}
+    return frozenset({os.path.normpath(target), os.path.realpath(target)})
 
 
 def _gate(states: frozenset, op: str) -> tuple[frozenset, frozenset]:
@@ -74,6 +73,18 @@ def _any(states) -> frozenset:
 class _Flow:
     def __init__(self):
         self.where: dict[int, set[str | None]] = {}
+        # A list's result from given states, so that a loop's fixed-point
+        # passes do not re-walk nested loops: without it, checking nested
+        # loops took time exponential in their depth.
+        self.done: dict[tuple[int, frozenset], frozenset] = {}
+        # Within one check only: the filesystem may change between checks.
+        self.resolved: dict[tuple[str | None, str | None], frozenset] = {}
+
+    def targets(self, directory: str | None, target: str | None) -> frozenset:
+        key = (directory, target)
+        if key not in self.resolved:
+            self.resolved[key] = _targets(directory, target)
+        return self.resolved[key]
 
     def record(self, command: Command, states: frozenset) -> None:
         self.where.setdefault(id(command), set()).update(d for d, _ in states)
@@ -85,6 +96,12 @@ class _Flow:
                 self.list(child, states)
 
     def list(self, node: List, states: frozenset) -> frozenset:
+        key = (id(node), states)
+        if key not in self.done:
+            self.done[key] = self.walk(node, states)
+        return self.done[key]
+
+    def walk(self, node: List, states: frozenset) -> frozenset:
         for index, item in enumerate(node.items):
             op = node.ops[index - 1] if index else ";"
             run, skip = _gate(states, op)
@@ -112,8 +129,9 @@ class _Flow:
             operands = cd_operands(node)
             if operands is None:
                 return _any(states)
+            target = operands[0].value if len(operands) == 1 else None
             return _bounded({(d, FAIL) for d, _ in states}
-                            | {(t, OK) for d, _ in states for t in _targets(d, operands)})
+                            | {(t, OK) for d, _ in states for t in self.targets(d, target)})
         if isinstance(node, Subshell):
             self.list(node.body, states)
             return _any(states)
@@ -129,7 +147,7 @@ class _Flow:
         if isinstance(node, (For, While)):
             self.substitutions(node, states) if isinstance(node, For) else None
             seen = states
-            for _ in range(8):  # to a fixed point: each pass may add directories
+            for _ in range(3):  # to a fixed point: each pass may add directories
                 lists = [node.test, node.body] if isinstance(node, While) else [node.body]
                 current = seen
                 for body in lists:
