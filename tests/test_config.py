@@ -67,6 +67,8 @@ def test_no_config_means_defaults(tmp_path):
     ("[programs.x]\npositionals = 'sometimes'\n", "role"),
     ("[programs.x]\nsummary = 'no operand role'\n", "positionals: required"),
     ("[env]\nFOO = 3\n", "env.FOO"),
+    ("[env]\nFOO = { match = '[' }\n", "env.FOO.match"),
+    ("[env]\nFOO = { pattern = 'x' }\n", "env.FOO"),
     ("[limits]\nmax_length = -1\n", "max_length"),
     ("trusted_dirs = '/usr/bin'\n", "trusted_dirs"),
     ("this is = = not toml\n", "invalid TOML"),
@@ -77,6 +79,13 @@ def test_bad_config_names_file_and_key(tmp_path, text, needle):
         Policy.from_file(path)
     assert str(path) in str(info.value) or "programs." in str(info.value)
     assert needle in str(info.value)
+
+
+def test_env_values_may_be_matched_by_an_expression(tmp_path):
+    path = write(tmp_path, "bash-policy.toml", "[env]\nRUST_LOG = { match = '[a-z_=,]*' }\n")
+    policy = Policy.from_file(path)
+    assert check("RUST_LOG=debug rg x", policy).allowed
+    assert [d.code for d in check("RUST_LOG=/x rg x", policy).denials] == ["BP600"]
 
 
 def test_missing_config_file_is_a_config_error(tmp_path):

@@ -653,7 +653,13 @@ def _check_assignment(assignment: Assignment, ctx: Context) -> None:
     if value.value is None:
         ctx.deny_word(value, f"in the value of {assignment.name}")
         return
-    if allowed != "*" and value.value not in allowed:
+    if isinstance(allowed, re.Pattern):
+        if not allowed.fullmatch(value.value):
+            ctx.deny(Code.BP600, assignment.span,
+                     f"`{assignment.name}={value.value}` is not a plain name for it (a path "
+                     "makes the program load files from there)",
+                     "name an installed one (LC_ALL=C, TZ=UTC) or drop it", rule=ASSIGNMENT)
+    elif allowed != "*" and value.value not in allowed:
         ctx.deny(Code.BP600, assignment.span,
                  f"`{assignment.name}` may only be set to {', '.join(allowed)}",
                  f"write {assignment.name}={allowed[0]} or drop it", rule=ASSIGNMENT)
@@ -805,7 +811,10 @@ class ArgvReader:
                 self.inv.positionals.append(word)
                 if not spec.permute:
                     self.options_done = True
-            elif word.value == "--" and spec.double_dash:
+            elif word.value == "--" and spec.double_dash and not (spec.subcommands
+                                                                 and not self.inv.positionals):
+                # Before a subcommand `--` means something else to each program
+                # (git rejects it); it falls through to be denied as a flag.
                 self.options_done = True
                 self.inv.after_double_dash = True
             elif spec.style == "single" or word.value.startswith("--"):

@@ -149,11 +149,18 @@ class Policy:
 
     @classmethod
     def _build(cls, data: Mapping[str, Any], programs: Mapping[str, Any], source: str) -> "Policy":
-        env = data.get("env", {})
+        env = dict(data.get("env", {}))
         for name, allowed in env.items():
-            if allowed != "*" and not (isinstance(allowed, list)
-                                       and all(isinstance(v, str) for v in allowed)):
-                raise ConfigError(f"{source}: env.{name}: expected \"*\" or a list of values")
+            if isinstance(allowed, Mapping) and set(allowed) == {"match"} \
+                    and isinstance(allowed["match"], str):
+                try:
+                    env[name] = re.compile(allowed["match"])
+                except re.error as error:
+                    raise ConfigError(f"{source}: env.{name}.match: {error}") from None
+            elif allowed != "*" and not (isinstance(allowed, list)
+                                         and all(isinstance(v, str) for v in allowed)):
+                raise ConfigError(f"{source}: env.{name}: expected \"*\", a list of values "
+                                  "or { match = \"REGEX\" }")
         limits = data.get("limits", {})
         for key in limits:
             if key not in ("max_length", "max_segments"):
