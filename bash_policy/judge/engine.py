@@ -850,7 +850,8 @@ class ArgvReader:
         safe = shapes.dash_safe(word, ctx.source, ctx.variables)
         if not word.pathname_only and spec.hook and not rules.get(spec.hook).unknown_operands:
             ctx.deny_word(word)  # the program's rule reads its operands: they must be known
-        elif self.options_done or safe or (spec.harmless and spec.positionals.role == "read"):
+        elif (self.options_done or safe or (spec.harmless and spec.positionals.role == "read")
+              or (spec.style == "text" and not spec.flags)):  # test: every word is its expression
             inv.positionals.append(word)
         elif GLOB in {e.kind for e in word.expansions}:
             self.deny(Code.BP203, word.span,

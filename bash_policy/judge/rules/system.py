@@ -10,7 +10,7 @@ import decimal
 import re
 
 from ..codes import Code, Effect
-from ..shapes import local_name
+from ..shapes import local_name, single
 from . import rule
 
 SLEEP_LIMIT_SECONDS = 30
@@ -52,24 +52,39 @@ def date_format_only(inv, ctx) -> None:
 
 
 @rule("test_no_variable_tests", codes=[Code.BP400, Code.BP203],
-      deny=["test -v 'a[1]'", "test -- *", "[ -f src/* ]"], allow=["test -f x", "[ -d src ]"])
+      deny=["test -v 'a[1]'", "test -- *", "[ -f src/* ]", '[ "$a" "$b" ]', '[ -n $x ]'],
+      allow=["test -f x", "[ -d src ]", '[ -f "$f" ]', '[ "$a" = "$b" ]',
+             '[ -n "$a" -a "$b" != x ]'], unknown_operands=True)
 def test_no_variable_tests(inv, ctx) -> None:
-    """`test -v NAME` and `-R NAME`, and operands that expand at all.
-    bash evaluates an array subscript in NAME (`a[$(cmd)]`) as arithmetic,
-    which runs commands; and test reads every operand as part of its
-    expression, so a glob can expand to `-v` followed by such a name (files
-    named `-v` and `a[$(touch x)]` turn `test -- *` into a command)."""
-    for word in inv.positionals:
-        if word.value is None:
-            ctx.deny(Code.BP203, word.span,
-                     f"`{word.text}` expands at run time, and every word test reads is part of its "
-                     "expression: a file named `-v` followed by one named `a[$(cmd)]` runs cmd",
-                     "test one literal path: `test -f src/main.py`", Effect.EXEC)
-        elif word.value in ("-v", "-R"):
+    """`test -v NAME` and `-R NAME`, and words computed at run time that could
+    become them.  bash evaluates an array subscript in NAME (`a[$(cmd)]`) as
+    arithmetic, which runs commands; no other operator evaluates anything
+    (-eq takes plain integers: bash 5.2 says "integer expression expected"
+    for `a[$(id)]`).  A computed word is one word (quoted) and is followed by
+    a literal without `[`: then even as `-v` its name cannot hold a
+    subscript.  A glob or an unquoted expansion may become several words,
+    `-v` then `a[$(cmd)]` among them (files named so turn `test -- *` into a
+    command)."""
+    words = inv.positionals
+    for k, word in enumerate(words):
+        if word.value in ("-v", "-R"):
             ctx.deny(Code.BP400, word.span,
                      f"`{inv.spec.display} {word.value}` evaluates the array subscript in the "
                      "variable name it tests, which can run commands",
                      "test files and strings only (-e, -f, -d, -n, -z, =, !=)", Effect.EXEC)
+        elif word.value is not None:
+            continue
+        elif not single(word, ctx.source, ctx.variables):
+            ctx.deny(Code.BP203, word.span,
+                     f"`{word.text}` may become several words, and every word test reads is part "
+                     "of its expression: a file named `-v` followed by one named `a[$(cmd)]` runs cmd",
+                     f'quote it so it stays one word: "{word.text}"' if "$" in word.text and '"' not in word.text
+                     else "test one literal path: `test -f src/main.py`", Effect.EXEC)
+        elif k + 1 < len(words) and (words[k + 1].value is None or "[" in words[k + 1].value):
+            ctx.deny(Code.BP203, words[k + 1].span,
+                     f"`{word.text}` is computed at run time: as `-v` it would make test evaluate "
+                     f"the subscript of `{words[k + 1].text}`, which can run commands",
+                     "put a literal operator between computed words: [ \"$a\" = \"$b\" ]", Effect.EXEC)
 
 
 @rule("read_names", codes=[Code.BP406, Code.BP600],
