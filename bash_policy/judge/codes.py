@@ -155,10 +155,12 @@ _TABLE: tuple[CodeInfo, ...] = (
          'cat < "$F"', "Write the value literally; as an operand that cannot become a flag "
          '(after `--`, or `"./$f"`) it is allowed.', 'cat -- "$F"'),
     CodeInfo("BP202", "arithmetic-expansion",
-         "`$((…))` and `$[…]`.",
-         "Arithmetic can read and assign variables, and array subscripts can run commands.",
-         "head -n $((1+2)) f", "Compute the number yourself: `head -n 3 f`.",
-         'head -n 3 f'),
+         "`$((…))` and `$[…]` with names, or where the value must be known (a redirection "
+         "target, an operand a rule reads).",
+         "Arithmetic evaluates variable names as expressions, and array subscripts can run "
+         "commands; numbers and operators alone give a number the checker does not compute.",
+         "seq 1 $((2*5))", "Compute the number yourself: `seq 1 10`.",
+         'seq 1 10'),
     CodeInfo("BP203", "unquoted-glob",
          "An unquoted `*`, `?` or `[…]` where its expansions could become a flag, a flag's value, "
          "or exceed the operands a program accepts.",

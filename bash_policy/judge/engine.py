@@ -117,7 +117,7 @@ _EXPANSION_CODES = {
     COMMAND_SUB: (Code.BP200, "runs a command inside the word"),
     PROCESS_SUB: (Code.BP200, "runs a command inside the word"),
     PARAMETER: (Code.BP201, "expands a variable whose value is unknown until run time"),
-    ARITHMETIC: (Code.BP202, "evaluates arithmetic, which can assign variables and run code"),
+    ARITHMETIC: (Code.BP202, "its value is computed by arithmetic at run time"),
     BRACE: (Code.BP204, "brace expansion turns one word into several"),
     ANSI_C: (Code.BP206, "`$'…'` quoting turns escapes into other characters"),
     LOCALE: (Code.BP206, "`$\"…\"` quoting translates the text at run time"),

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from ..read.model import (
-    ANSI_C, BRACE, COMMAND_SUB, EXTGLOB, FOUND, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE,
+    ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, EXTGLOB, FOUND, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE,
     Expansion, Word,
 )
 
@@ -99,7 +99,7 @@ def single(word: Word, source: str, variables: dict[str, Variable]) -> bool:
     for e in word.expansions:
         if e.kind in (GLOB, BRACE, EXTGLOB):
             return False
-        if e.kind in (TILDE, PROCESS_SUB, FOUND, ANSI_C, LOCALE) or e.quoted:
+        if e.kind in (TILDE, PROCESS_SUB, FOUND, ANSI_C, LOCALE, ARITHMETIC) or e.quoted:
             continue
         if e.kind == PARAMETER and variables.get(_name(source, e) or "", UNKNOWN).splits_safe:
             continue
@@ -111,8 +111,8 @@ def _splits(expansion: Expansion, source: str, variables: dict[str, Variable]) -
     """Whether bash may split the expansion's result into several words (or
     glob it): an unquoted parameter, command substitution or arithmetic."""
     if expansion.quoted or expansion.kind in (TILDE, PROCESS_SUB, FOUND, GLOB, BRACE, EXTGLOB,
-                                              ANSI_C, LOCALE):
-        return False
+                                              ANSI_C, LOCALE, ARITHMETIC):
+        return False  # arithmetic gives digits and `-` only (the reader admits no names)
     if expansion.kind == PARAMETER:
         return not variables.get(_name(source, expansion) or "", UNKNOWN).splits_safe
     return True
@@ -172,11 +172,13 @@ def runs_commands(word: Word) -> bool:
 
 def unknown_kinds_allowed(word: Word) -> bool:
     """Expansions the engine can reason about: parameters, command and process
-    substitutions whose commands were read, tildes and globs.  Arithmetic
-    with names never reaches here (the reader denies it); ANSI-C and locale
-    quoting, brace and extended globs stay denied (BP204, BP206, BP207)."""
-    return all(e.kind in (PARAMETER, TILDE, GLOB, FOUND) or (e.kind in (COMMAND_SUB, PROCESS_SUB)
-                                                             and e.body is not None)
+    substitutions whose commands were read, tildes, globs, and arithmetic of
+    numbers and operators (the reader denies names, which are evaluated as
+    expressions and can run code): its value is a number, possibly negative.
+    ANSI-C and locale quoting, brace and extended globs stay denied (BP204,
+    BP206, BP207)."""
+    return all(e.kind in (PARAMETER, TILDE, GLOB, FOUND, ARITHMETIC)
+               or (e.kind in (COMMAND_SUB, PROCESS_SUB) and e.body is not None)
                for e in word.expansions)
 
 
