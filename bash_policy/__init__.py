@@ -8,9 +8,9 @@
 """
 
 from .judge.engine import check
-from .repo.hardening import hardened_env
 from .judge.policy import ConfigError, Policy
 from .judge.verdict import Denial, Verdict
+from .repo.hardening import hardened_env
 
 __all__ = ["check", "hardened_env", "run", "PlanGate", "Policy", "ConfigError", "Verdict", "Denial"]
 __version__ = "0.1.0"

@@ -12,7 +12,8 @@ import os
 import shlex
 import shutil
 import sys
-from typing import Any, Callable, NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 EXIT_CODES = """\
 exit status:
@@ -101,7 +102,8 @@ def build_parser() -> Parser:
     p = add("codes", cmd_codes, "list the denial codes, or show one code's page")
     p.add_argument("code", nargs="?", metavar="CODE", help="a code such as BP400, or its name")
 
-    p = add("test", cmd_test, "run corpora of expected verdicts (format: docs/integrations.md, Corpus files)", (config,))
+    p = add("test", cmd_test, "run corpora of expected verdicts (format: docs/integrations.md, Corpus files)",
+            (config,))
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="corpus files, or directories whose *.txt files are read recursively "

@@ -69,7 +69,9 @@ def reference_md(policy: Policy | None = None) -> str:
            "`python -m bash_policy.docgen`; do not edit by hand.", ""]
     out.append(" · ".join(f"[{n}](#{_anchor(n)})" for n in names))
     for name in names:
-        out += _program(policy.spec(name))
+        spec = policy.spec(name)
+        assert spec is not None, name  # every name listed has a built-in spec
+        out += _program(spec)
     return "\n".join(out) + "\n"
 
 

@@ -11,14 +11,20 @@ from .judge.spec import CommandSpec, Flag, Reason
 
 
 class CodePage(Protocol):
-    """An entry of `bash_policy.judge.codes.CODES`."""
+    """An entry of `bash_policy.judge.codes.CODES` (read-only fields)."""
 
-    code: str
-    name: str
-    blocks: str
-    why: str
-    example: str
-    fix: str
+    @property
+    def code(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def blocks(self) -> str: ...
+    @property
+    def why(self) -> str: ...
+    @property
+    def example(self) -> str: ...
+    @property
+    def fix(self) -> str: ...
 
 
 def _kind(reason: Reason) -> str:

@@ -11,7 +11,6 @@ import json
 
 from .judge.verdict import Denial, Verdict
 
-
 # ANSI SGR sequences: bold green, bold red, bold yellow, red.
 _STYLE = {"allowed": "1;32", "denied": "1;31", "code": "1;33", "caret": "31"}
 

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import statistics
 import subprocess
 import sys
 import time

@@ -59,7 +59,7 @@ class StubBin:
         self.bash_env = root / "bash_env"
         self.bash_env.write_text("".join(f"enable -n {_sh_quote(n)}\n" for n in disabled))
 
-    def run(self, command: str, cwd: Path, log: Path, timeout: float = 10) -> "Run":
+    def run(self, command: str, cwd: Path, log: Path, timeout: float = 10) -> Run:
         """Run `command` like `env -i PATH=stubs bash --norc --noprofile -c`."""
         log.mkdir()
         env = {"PATH": str(self.bin), "BASH_ENV": str(self.bash_env), LOG_VAR: str(log),

@@ -230,7 +230,7 @@ def _can_unshare() -> bool:
         return False
 
 
-def targets(policy: Policy, report: "Report") -> list[Target]:
+def targets(policy: Policy, report: Report) -> list[Target]:
     """Every allowed spec (and subcommand) with flags, whose program is installed."""
     found = []
 
@@ -305,7 +305,7 @@ class Report:
     skipped: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
-    def add(self, other: "Report") -> None:
+    def add(self, other: Report) -> None:
         for key in ("targets", "flags", "names", "value_flags", "runs", "effect_runs"):
             setattr(self, key, getattr(self, key) + getattr(other, key))
         for key in ("unreadable", "unknown", "skipped", "findings"):

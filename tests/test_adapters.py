@@ -50,7 +50,8 @@ def claude(raw, opts=PLAN, env=None):
     return out["permissionDecision"], out["permissionDecisionReason"]
 
 
-def gemini(raw, opts=Options(), env=None):
+def gemini(raw, opts=None, env=None):
+    opts = Options() if opts is None else opts
     outcome = handle(GEMINI, raw, opts, {"GEMINI_PLANS_DIR": GEMINI_PLANS} if env is None else env)
     assert outcome.exit_code == 0 and outcome.stderr == "", outcome
     body = json.loads(outcome.stdout)
@@ -194,7 +195,8 @@ def test_the_session_directory_config_is_used(tmp_path):
     assert claude(raw, Options(allow_readonly=True))[0] == "allow"
 
 
-def blocked(harness, raw, opts=Options(always=True), env=None):
+def blocked(harness, raw, opts=None, env=None):
+    opts = Options(always=True) if opts is None else opts
     outcome = handle(harness, raw, opts, env or {})
     assert outcome.exit_code == 2 and outcome.stdout == "", outcome
     assert "blocked" in outcome.stderr

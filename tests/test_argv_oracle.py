@@ -24,18 +24,17 @@ import itertools
 import os
 import string
 import tempfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
+from oracle_support import StubBin, argv_mismatches, bash_names
 
 from bash_policy.judge.engine import check
 from bash_policy.judge.policy import Policy
 from bash_policy.render import text as render_text
-
-from oracle_support import StubBin, argv_mismatches, bash_names
 
 EXAMPLES = int(os.environ.get("BASH_POLICY_ORACLE_EXAMPLES", "5000"))
 POLICY = Policy.from_mapping({"stdin_script": False})  # the oracle runs `bash -c`
@@ -113,7 +112,7 @@ TEXT = st.text(alphabet=st.sampled_from(
     + ["é", "中", "\u00a0", "－", "🙂", "\u0301"]), max_size=8)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _flag_words(path: tuple[str, ...]):
     """Allowed flags of the spec at `path` as (name, takes-value, choices), and its subcommands."""
     spec = POLICY.spec(path[0])
@@ -264,6 +263,7 @@ def test_known_tricky_commands(sandbox, command):
     assert assert_bash_agrees(command, stubs, root), render_text(check(command, POLICY))
 
 
+@pytest.mark.oracle  # thousands of generated commands run with bash
 @settings(max_examples=EXAMPLES, deadline=None,
           derandomize="BASH_POLICY_ORACLE_EXAMPLES" not in os.environ,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,

@@ -11,8 +11,9 @@ are local: name-service sockets are fine), and it ends within the timeout.
 Skipped, and counted in the skip reasons: cases that use gh or another
 network client (NETWORK_PROGRAMS) or a use that queries a remote by design
 (NETWORK_USES), or a program that is neither installed nor a bash builtin.
-Allowed commands caught with a real effect are listed in KNOWN_EFFECTS.  Deny cases tagged exec, write or hang are run too, from a
-curated sample in a throwaway copy, to prove the oracle sees those effects.
+Allowed commands caught with a real effect are listed in KNOWN_EFFECTS.  Deny
+cases tagged exec, write or hang are run too, from a curated sample in a
+throwaway copy, to prove the oracle sees those effects.
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from oracle_support import Effects, bash_names, strace_run
 
 from bash_policy.corpus import corpus_files, read_cases
 from bash_policy.judge.engine import check
 from bash_policy.judge.policy import Policy
 
-from oracle_support import Effects, bash_names, strace_run
+pytestmark = pytest.mark.oracle  # minutes: every allowed corpus case runs under strace
 
 CORPORA = Path(__file__).resolve().parent.parent / "corpora"
 POLICY = Policy.default()
@@ -148,6 +150,8 @@ def skip_reason(case, verdict) -> str | None:
                 return f"`{' '.join(use)}` queries a remote by design"
         if name not in BUILTINS and name != "fd" and not shutil.which(name):
             return f"{name} is not installed"
+        if "/" in words[1:]:
+            return "walks the whole filesystem: its time depends on the machine, not the command"
     return None
 
 

@@ -3,8 +3,21 @@ import os
 import pytest
 
 from bash_policy.integrations.gate import (
-    ALLOW, ASK, DENY, OFF, PLANNING, READY, PlanGate, Rule, TransitionError, disabled, evaluate,
-    from_config, merge, reminder, wildcard_match,
+    ALLOW,
+    ASK,
+    DENY,
+    OFF,
+    PLANNING,
+    READY,
+    PlanGate,
+    Rule,
+    TransitionError,
+    disabled,
+    evaluate,
+    from_config,
+    merge,
+    reminder,
+    wildcard_match,
 )
 
 TOOLS = ["Read", "Grep", "Bash", "Edit", "Write", "Task", "ExitPlanMode", "EnterPlanMode"]

@@ -3,8 +3,8 @@
 import pytest
 
 from bash_policy.judge.engine import check
-from bash_policy.judge.rules.gh import graphql_operations
 from bash_policy.judge.policy import Policy
+from bash_policy.judge.rules.gh import graphql_operations
 
 
 @pytest.mark.parametrize("document, operations", [

@@ -26,8 +26,9 @@ import pytest
 
 from bash_policy.repo.gitkeys import INERT, INERT_SECTIONS
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None or shutil.which("strace") is None,
-                                reason="needs git and strace")
+pytestmark = [pytest.mark.oracle,  # runs git with every inert key under strace
+              pytest.mark.skipif(shutil.which("git") is None or shutil.which("strace") is None,
+                                 reason="needs git and strace")]
 
 SIGNATURE = ("gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n"
              " -----END PGP SIGNATURE-----\n")
@@ -170,7 +171,7 @@ def test_every_inert_key_runs_nothing(fixture):
     probes = []
     for shape, check in _cases():
         key = {"color.*": "color.ui", "advice.*": "advice.detachedhead"}.get(shape, _key(shape))
-        for n, value in enumerate(_probe_values(shape, check, str(canary))):
+        for value in _probe_values(shape, check, str(canary)):
             probes.append((f"{key}={value}", [(key, value)], f"{len(probes)}"))
     with ThreadPoolExecutor(max_workers=max(2, (os.cpu_count() or 2) * 2)) as pool:
         results = list(pool.map(lambda p: (p[0], _effects(root, repo, env, p[2], p[1])), probes))

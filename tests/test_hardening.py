@@ -40,8 +40,9 @@ def _repo(tmp_path):
     env = _base_env(tmp_path)
     _git(repo, "init", "-q", env=env)
     (repo / "f.txt").write_text("one\n")
+    (repo / "same.txt").write_text("unchanged\n")
     (repo / ".gitattributes").write_text("*.txt diff=pretty filter=tidy\n")
-    _git(repo, "add", "f.txt", ".gitattributes", env=env)
+    _git(repo, "add", "f.txt", "same.txt", ".gitattributes", env=env)
     _git(repo, "commit", "-qm", "init", env=env)
     (repo / "f.txt").write_text("two\n")
     marker = tmp_path / "marker"
@@ -92,8 +93,16 @@ def _build(tmp_path, pairs, setup):
         _hook(repo, script)
     elif setup is not None:
         setup(repo, env)
-    os.utime(repo / "f.txt", (0, 0))  # stat data differs from the index: status must look
+    _stale(repo)
     return repo, env, marker
+
+
+def _stale(repo):
+    """Make the index's stat data stale: git status must look at both files,
+    and refreshes the entry of the unchanged one, writing the index (which
+    runs post-index-change) whatever the clock says."""
+    os.utime(repo / "f.txt", (0, 0))
+    os.utime(repo / "same.txt", (0, 0))
 
 
 def _run(repo, command, env, tty):
@@ -111,7 +120,7 @@ def test_hostile_repository_runs_nothing_when_hardened(tmp_path, name, pairs, se
     _run(repo, command, env, tty)
     assert marker.exists(), f"{name}: the attack did not run without hardening"
     marker.unlink()
-    os.utime(repo / "f.txt", (0, 0))
+    _stale(repo)
     _run(repo, command, hardened_env(env, cwd=str(repo)), tty)
     assert not marker.exists(), f"{name}: ran under hardened_env: {marker.read_text()}"
 
@@ -120,8 +129,8 @@ def test_hostile_repository_runs_nothing_when_hardened(tmp_path, name, pairs, se
 WITHOUT_CWD = {"fsmonitor", "core.pager", "pager.log", "gpg", "post-index-change hook"}
 
 
-@pytest.mark.parametrize("name,pairs,setup,command,tty",
-                         [c for c in CASES if c[0] in WITHOUT_CWD], ids=sorted(WITHOUT_CWD, key=[c[0] for c in CASES].index))
+@pytest.mark.parametrize("name,pairs,setup,command,tty", [c for c in CASES if c[0] in WITHOUT_CWD],
+                         ids=sorted(WITHOUT_CWD, key=[c[0] for c in CASES].index))
 def test_fixed_overrides_need_no_directory(tmp_path, name, pairs, setup, command, tty):
     repo, env, marker = _build(tmp_path, pairs, setup)
     _run(repo, command, hardened_env(env), tty)

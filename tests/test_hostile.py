@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from bash_policy import cli
 from bash_policy.judge.codes import CODES
 from bash_policy.judge.engine import check
-from bash_policy.read.model import GLOB, TILDE
 from bash_policy.judge.policy import Policy
+from bash_policy.read.model import GLOB, TILDE
 
 DEFAULT = Policy.default()
 UNCAPPED = Policy.from_mapping({"limits": {"max_length": 10**8, "max_segments": 10**7}})

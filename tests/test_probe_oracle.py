@@ -18,10 +18,9 @@ import fnmatch
 import shutil
 
 import pytest
+from probe_support import Report, run_probes
 
 from bash_policy.judge.policy import Policy
-
-from probe_support import Report, run_probes
 
 pytestmark = [pytest.mark.oracle,
               pytest.mark.skipif(shutil.which("git") is None, reason="needs git")]

@@ -3,7 +3,8 @@
 import pytest
 
 from bash_policy.judge.engine import check
-from bash_policy.judge.rules.awk import read_program, tokenize as awk_tokens
+from bash_policy.judge.rules.awk import read_program
+from bash_policy.judge.rules.awk import tokenize as awk_tokens
 from bash_policy.judge.rules.jq import filter_findings
 from bash_policy.judge.rules.script import Finding
 from bash_policy.judge.rules.sed import SedReader, Unreadable

@@ -3,8 +3,6 @@
 import re
 from pathlib import Path
 
-import pytest
-
 from bash_policy import Policy, check
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "config.md").read_text()

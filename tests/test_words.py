@@ -2,8 +2,7 @@
 
 import pytest
 
-from bash_policy.read.model import (ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, GLOB, LOCALE, PARAMETER,
-                               TILDE)
+from bash_policy.read.model import ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, GLOB, LOCALE, PARAMETER, TILDE
 from bash_policy.read.words import WordSyntaxError, scan_word
 
 

@@ -17,8 +17,9 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any, Mapping
+from typing import IO, Any
 
 from .gate import ALLOW, DENY, PLANNING, PlanGate
 from .harnesses import Harness

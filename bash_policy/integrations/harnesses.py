@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 # tool name -> (gate permission, the tool_input key naming its subject)
 ToolTable = Mapping[str, tuple[str, "str | None"]]

@@ -122,7 +122,8 @@ _TABLE: tuple[CodeInfo, ...] = (
          "Commands that the two parsers (tree-sitter and bashlex) read differently.",
          "Published bypasses of read-only checks are mostly parser differentials: the checker read one "
          "command and bash ran another.",
-         "# a command tree-sitter and the exact reader read differently", "Write the command without ambiguous quoting or line continuations.",
+         "# a command tree-sitter and the exact reader read differently",
+         "Write the command without ambiguous quoting or line continuations.",
          'echo a b'),
     CodeInfo("BP107", "internal-error",
          "Any command on which the checker itself failed.",
@@ -186,7 +187,8 @@ _TABLE: tuple[CodeInfo, ...] = (
     CodeInfo("BP207", "extended-glob",
          "`?(…)`, `*(…)`, `+(…)`, `@(…)`, `!(…)` patterns.",
          "Extended globs depend on shell options and can expand to any file name.",
-         "# an extended pattern inside [[ … ]], where bash reads extended globs", "Quote the pattern and let the program match it.",
+         "# an extended pattern inside [[ … ]], where bash reads extended globs",
+         "Quote the pattern and let the program match it.",
          "ls '!(x)'"),
     CodeInfo("BP300", "unknown-program",
          "A program that is not in the whitelist, and programs denied as a whole (pagers, `tee`, shells).",
@@ -289,7 +291,8 @@ _TABLE: tuple[CodeInfo, ...] = (
     CodeInfo("BP602", "out-of-scope",
          "With `scope_roots` set: a path operand, flag value or `<` redirection outside those roots.",
          "Read-only tools can still read secrets (`~/.ssh`, `/proc/self/environ`) outside the project.",
-         "# cat /etc/passwd, with scope_roots set to the project", "Read files inside the project, or add the directory to scope_roots.",
+         "# cat /etc/passwd, with scope_roots set to the project",
+         "Read files inside the project, or add the directory to scope_roots.",
          'cat src/main.py'),
 )
 CODES: dict[str, CodeInfo] = {c.code: c for c in _TABLE}

@@ -11,13 +11,36 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Set
 from dataclasses import dataclass, field
 
 from ..read import exact
 from ..read.model import (
-    ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, EXTGLOB, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE,
-    Assignment, Case, Command, Cond, For, Group, If, List, Pipeline, Span, Subshell, While, Word,
-    children, walk,
+    ANSI_C,
+    ARITHMETIC,
+    BRACE,
+    COMMAND_SUB,
+    EXTGLOB,
+    GLOB,
+    LOCALE,
+    PARAMETER,
+    PROCESS_SUB,
+    TILDE,
+    Assignment,
+    Case,
+    Command,
+    Cond,
+    For,
+    Group,
+    If,
+    List,
+    Pipeline,
+    Span,
+    Subshell,
+    While,
+    Word,
+    children,
+    walk,
 )
 from . import rules, shapes
 from .codes import Code, Effect
@@ -26,7 +49,7 @@ from .policy import Policy
 from .rules import engine_rule
 from .rules.files import check_special_operands
 from .scope import check_scope
-from .spec import CommandSpec, Flag
+from .spec import CommandSpec, Flag, Reason
 from .special import names_stdin, on_disk, special_file, special_operand
 from .verdict import Denial, Verdict
 
@@ -63,7 +86,7 @@ EXPANSION = engine_rule("expansion", """A word whose value bash computes at run 
            Code.BP207],
     deny=['cat < "$(ls)"', 'cat < "$F"', "ls {a,b}", "rg $'\\x2d' x"],
     allow=["rg 'x'", 'echo "$(git branch --show-current)"', 'rg -- "$X" src'])
-ASSIGNMENT = engine_rule("assignment", """Variable assignments outside the harmless list, and assignments without a command.
+ASSIGNMENT = engine_rule("assignment", """Assignments outside the harmless list, and assignments without a command.
     Variables change what an allowed program does (PAGER, GIT_*, LD_PRELOAD),
     and a bare assignment changes the shell for every later command.""",
     codes=[Code.BP600, Code.BP303], deny=["PAGER=sh git log", "X=1"], allow=["LC_ALL=C rg x"])
@@ -88,7 +111,7 @@ FLAGS = engine_rule("flags", """Flags that are denied, unknown, abbreviated, or 
     deny=["rg --pre cat x", "rg --frob x", "sort --out=f x", "rg --color=sometimes x",
           'git log --format="$F"'],
     allow=["rg -n x", 'git log --author="$USER"'])
-OPERANDS = engine_rule("operands", """Operands a program writes to or acts on, too many operands, and globs that could become flags.
+OPERANDS = engine_rule("operands", """Operands a program writes to or acts on, too many, or words that may be flags.
     Some programs take an output file or a new name as a plain operand; a
     file named `--pre=sh` turns an unanchored glob into a flag.""",
     codes=[Code.BP406, Code.BP203, Code.BP404],
@@ -270,6 +293,7 @@ class Context:
     def run_rule(self, name: str, inv: Invocation) -> None:
         outer, self.rule = self.rule, name
         rule = rules.get(name)
+        assert rule.check is not None, name  # specs name only rules with a check (spec.py)
         inv.reads = rule.reads
         try:
             rule.check(inv, self)
@@ -380,7 +404,7 @@ def _stdin_after(redirects, stdin_is_script: bool, ctx: Context) -> bool:
     return 0 in script
 
 
-def _check_node(node, ctx: Context, index: dict[int, int], at_risk: set[int] = frozenset(),
+def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = frozenset(),
                 stdin_is_script: bool = False) -> None:
     """Check every command in the tree, as bash would run it.
 
@@ -806,7 +830,7 @@ class ArgvReader:
                 self.expanding_word(word)
             elif self.is_operand(word.value):
                 if spec.subcommands and not self.inv.positionals and not self.options_done:
-                    self.subcommand(word)
+                    self.subcommand(word, word.value)
                     return
                 self.inv.positionals.append(word)
                 if not spec.permute:
@@ -818,9 +842,9 @@ class ArgvReader:
                 self.options_done = True
                 self.inv.after_double_dash = True
             elif spec.style == "single" or word.value.startswith("--"):
-                self.long_option(word)
+                self.long_option(word, word.value)
             else:
-                self.short_cluster(word)
+                self.short_cluster(word, word.value)
         self.finish(has_sub=False)
 
     def is_operand(self, value: str) -> bool:
@@ -933,6 +957,8 @@ class ArgvReader:
         Where the form depends on operands the checker cannot count (a glob),
         it is taken to apply."""
         form, word = self.spec.obsolete, self.words[self.i]
+        if form is None:
+            return
         if word.value is None:
             if word.pathname_only and (not word.prefix or word.prefix[0] in form.starts):
                 self.i += 1
@@ -957,12 +983,12 @@ class ArgvReader:
             if match[group]:
                 flag = self.spec.flags[name]
                 if flag.denied is not None:
-                    self.denied_flag(flag, f"{name} (in {word.value})", word, consumes_next=False)
+                    self.denied_flag(flag.denied, f"{name} (in {word.value})", word, consumes_next=False)
                 else:
                     self.record(flag, name, None, word, None)
 
-    def subcommand(self, word: Word) -> None:
-        spec, value = self.spec, word.value
+    def subcommand(self, word: Word, value: str) -> None:
+        spec = self.spec
         sub = spec.subcommands.get(value)
         if sub is None:
             allowed = sorted(name for name, s in spec.subcommands.items() if s.denied is None)
@@ -979,8 +1005,8 @@ class ArgvReader:
         ArgvReader(sub, self.words, self.i, self.ctx, self.appended).read()
 
     # -- options -------------------------------------------------------------
-    def long_option(self, word: Word) -> None:
-        spec, text = self.spec, word.value
+    def long_option(self, word: Word, text: str) -> None:
+        spec = self.spec
         name, eq, attached = text.partition("=")
         flag = spec.flags.get(name)
         if flag is None and spec.style == "single" and text in spec.flags:
@@ -989,7 +1015,7 @@ class ArgvReader:
             self.unknown_flag(name, word)
             return
         if flag.denied is not None:
-            self.denied_flag(flag, name, word, consumes_next=flag.value in ("required", "lastarg")
+            self.denied_flag(flag.denied, name, word, consumes_next=flag.value in ("required", "lastarg")
                              and not eq)
             return
         if flag.value == "none":
@@ -1024,8 +1050,8 @@ class ArgvReader:
         finally:
             ctx.elsewhere = outer
 
-    def short_cluster(self, word: Word) -> None:
-        spec, text = self.spec, word.value
+    def short_cluster(self, word: Word, text: str) -> None:
+        spec = self.spec
         if spec.numeric_flag and _NUMBER.fullmatch(text, 1):
             self.record(Flag(("-NUM",), "none"), text, text[1:], word, word)
             return
@@ -1037,7 +1063,7 @@ class ArgvReader:
                 return
             if flag.denied is not None:
                 shown = name if len(text) == 2 else f"{name} (in {text})"
-                self.denied_flag(flag, shown, word,
+                self.denied_flag(flag.denied, shown, word,
                                  consumes_next=flag.value in ("required", "lastarg")
                                  and k + 1 == len(text))
                 return
@@ -1049,6 +1075,8 @@ class ArgvReader:
 
     def with_value(self, flag: Flag, name: str, word: Word, attached: str | None) -> None:
         """A value-taking flag: its attached value, none (optional), or the next word."""
+        value: str | None
+        holder: Word | None
         if attached is not None:
             value, holder = attached, word
         elif flag.value == "optional" or (flag.value == "lastarg" and self.i >= len(self.words)):
@@ -1097,8 +1125,7 @@ class ArgvReader:
         index = next(k for k, w in enumerate(self.words) if w is word)
         self.inv.flags.append(FlagUse(flag, name, value, word, holder, index, known))
 
-    def denied_flag(self, flag: Flag, shown: str, word: Word, consumes_next: bool) -> None:
-        reason = flag.denied
+    def denied_flag(self, reason: Reason, shown: str, word: Word, consumes_next: bool) -> None:
         self.deny(Code.BP400, word.span, f"`{self.spec.display} {shown}` {reason.why}",
                   reason.fix or _DEFAULT_FIX[reason.effect], reason.effect)
         if consumes_next and self.i < len(self.words):

@@ -16,7 +16,17 @@ from __future__ import annotations
 import os
 
 from ..read.model import (
-    Case, Command, For, Group, If, List, Pipeline, Subshell, While, Word, children,
+    Case,
+    Command,
+    For,
+    Group,
+    If,
+    List,
+    Pipeline,
+    Subshell,
+    While,
+    Word,
+    children,
 )
 
 OK, FAIL, ANY = "ok", "fail", "any"

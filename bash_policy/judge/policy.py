@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -83,14 +84,14 @@ class Policy:
 
     # -- construction ------------------------------------------------------
     @classmethod
-    def default(cls) -> "Policy":
+    def default(cls) -> Policy:
         global _DEFAULT
         if _DEFAULT is None:
             _DEFAULT = cls._build(_load_toml(_DEFAULTS_FILE), {}, "built-in")
         return _DEFAULT
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "Policy":
+    def from_file(cls, path: str | Path) -> Policy:
         path = Path(path)
         data = _load_toml(path)
         if path.name == "pyproject.toml":
@@ -98,7 +99,7 @@ class Policy:
         return cls.from_mapping(data, str(path))
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], source: str = "<config>") -> "Policy":
+    def from_mapping(cls, data: Mapping[str, Any], source: str = "<config>") -> Policy:
         unknown = set(data) - _CONFIG_KEYS
         if unknown:
             raise ConfigError(f"{source}: unknown key {sorted(unknown)[0]!r} "
@@ -133,7 +134,7 @@ class Policy:
         return policy
 
     @classmethod
-    def discover(cls, directory: str | Path = ".") -> "Policy":
+    def discover(cls, directory: str | Path = ".") -> Policy:
         """The config in `directory` (bash-policy.toml first, then
         pyproject.toml with a [tool.bash-policy] table), else the default."""
         directory = Path(directory)
@@ -148,7 +149,7 @@ class Policy:
         return cls.default()
 
     @classmethod
-    def _build(cls, data: Mapping[str, Any], programs: Mapping[str, Any], source: str) -> "Policy":
+    def _build(cls, data: Mapping[str, Any], programs: Mapping[str, Any], source: str) -> Policy:
         env = dict(data.get("env", {}))
         for name, allowed in env.items():
             if isinstance(allowed, Mapping) and set(allowed) == {"match"} \

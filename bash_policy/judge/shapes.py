@@ -26,8 +26,19 @@ import re
 from dataclasses import dataclass
 
 from ..read.model import (
-    ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, EXTGLOB, FOUND, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE,
-    Expansion, Word,
+    ANSI_C,
+    ARITHMETIC,
+    BRACE,
+    COMMAND_SUB,
+    EXTGLOB,
+    FOUND,
+    GLOB,
+    LOCALE,
+    PARAMETER,
+    PROCESS_SUB,
+    TILDE,
+    Expansion,
+    Word,
 )
 
 # Variables whose value is an absolute path whenever bash runs: PWD is set by

@@ -9,9 +9,10 @@ ones with the key that is wrong.  See docs/spec-format.md.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .codes import Code, Effect
 
@@ -114,7 +115,7 @@ class CommandSpec:
     permute: bool = True
     flags: Mapping[str, Flag] = field(default_factory=dict)
     positionals: Positionals = Positionals()
-    subcommands: Mapping[str, "CommandSpec"] = field(default_factory=dict)
+    subcommands: Mapping[str, CommandSpec] = field(default_factory=dict)
     subcommand_required: bool = False
     denied: Reason | None = None
     hook: str | None = None

@@ -68,7 +68,8 @@ def on_disk(path: str) -> str | None:
     /dev/stdin), or a description of a device, FIFO, socket or kernel file.
     Links are followed up to /dev, /proc and /sys (repo/files.py), so the
     answer does not depend on the checker's own standard input."""
-    from ..repo.files import resolve, special_file as physical
+    from ..repo.files import resolve
+    from ..repo.files import special_file as physical
 
     real = resolve(path)
     if real == STDIN:

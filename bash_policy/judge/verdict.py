@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .codes import CODES
 from ..read.model import Command, Script, Span, to_dict
+from .codes import CODES
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,14 +50,12 @@ from __future__ import annotations
 import re
 
 from .bashlex_tables import import_bashlex
-
-bashlex = import_bashlex()  # with its parse tables cached: 8 ms instead of ~85 ms
-import bashlex.ast  # noqa: E402
-import bashlex.heredoc  # noqa: E402
-import bashlex.parser  # noqa: E402
-
 from .model import Assignment, Command, List, Pipeline, Redirect, Script, Span, Word
 from .words import WordSyntaxError, scan_word
+
+# With its parse tables cached: 8 ms instead of ~85 ms.  Importing the
+# package imports its parser, heredoc and ast modules.
+bashlex = import_bashlex()
 
 _COMPOUND_KINDS = {
     "compound": "a subshell `( … )` or `{ …; }` group",
@@ -91,7 +89,7 @@ def _install_delimiter_fix() -> None:
         finally:
             redirnode.output.word = written
 
-    makeheredoc.bash_policy_fix = True
+    makeheredoc.bash_policy_fix = True  # type: ignore[attr-defined]
     bashlex.heredoc.makeheredoc = makeheredoc
 
 
@@ -212,7 +210,7 @@ class _Builder:
         self.covered.append((start, end))
         heredoc = getattr(node, "heredoc", None)
         if op in ("<<", "<<-"):
-            if heredoc is None:
+            if heredoc is None or target is None:
                 raise _Problem("BP100", Span(start, end), "here-document without a body")
             quoted = any(ch in target.text for ch in "'\"\\")
             a, b = heredoc.pos
@@ -228,8 +226,8 @@ class _Builder:
         if at < 0:
             raise _Problem("BP101", Span(start, end), "unsupported redirection layout")
         at += len(op)
-        at = _BLANKS.match(self.source, at, end).end()
-        return at, end
+        blanks = _BLANKS.match(self.source, at, end)
+        return (blanks.end() if blanks else at), end
 
     def cover(self, node) -> None:
         self.covered.append(tuple(node.pos))

@@ -25,8 +25,21 @@ import sys
 from dataclasses import dataclass
 
 from .model import (
-    Arith, Case, Command, Cond, For, Group, If, List, Pipeline, Redirect, Script, Span, Subshell,
-    While, Word,
+    Arith,
+    Case,
+    Command,
+    Cond,
+    For,
+    Group,
+    If,
+    List,
+    Pipeline,
+    Redirect,
+    Script,
+    Span,
+    Subshell,
+    While,
+    Word,
 )
 
 _HINT = ("write it so every bash parser reads it one way: plain quoting, no line continuations "

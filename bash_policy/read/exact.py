@@ -36,9 +36,33 @@ import dataclasses
 import re
 
 from .model import (
-    ANSI_C, ARITHMETIC, BRACE, COMMAND_SUB, GLOB, LOCALE, PARAMETER, PROCESS_SUB, TILDE,
-    Arith, Assignment, Case, CaseArm, Command, Cond, Expansion, For, Group, If, List, Pipeline,
-    Redirect, Script, Span, Subshell, While, Word,
+    ANSI_C,
+    ARITHMETIC,
+    BRACE,
+    COMMAND_SUB,
+    GLOB,
+    LOCALE,
+    PARAMETER,
+    PROCESS_SUB,
+    TILDE,
+    Arith,
+    Assignment,
+    Case,
+    CaseArm,
+    Command,
+    Cond,
+    Expansion,
+    For,
+    Group,
+    If,
+    List,
+    Pipeline,
+    Redirect,
+    Script,
+    Span,
+    Subshell,
+    While,
+    Word,
 )
 
 _BLANKS = " \t"
@@ -915,7 +939,7 @@ def _with_bodies(node, bodies: dict[int, str]):
         return node
     if isinstance(node, tuple):
         return tuple(_with_bodies(item, bodies) for item in node)
-    if dataclasses.is_dataclass(node) and not isinstance(node, (Word, Span)):
+    if dataclasses.is_dataclass(node) and not isinstance(node, (Word, Span, type)):
         return dataclasses.replace(node, **{f.name: _with_bodies(getattr(node, f.name), bodies)
                                             for f in dataclasses.fields(node)
                                             if not isinstance(getattr(node, f.name), (str, int, bool))})

@@ -12,8 +12,8 @@ JSON form (schema in docs/model.md).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Union
 
 # Expansion kinds a word can hold.  GLOB and TILDE only produce file names or a
 # home directory; every other kind can produce arbitrary text or run code.
@@ -50,7 +50,7 @@ class Expansion:
 
     kind: str
     span: Span
-    body: "List | None" = None
+    body: List | None = None
     quoted: bool = False  # inside double quotes: the result is not split into words
 
 
@@ -131,7 +131,7 @@ class Pipeline:
     """Commands joined by `|` or `|&` (`stderr[i]` tells whether the joint after
     command i also pipes standard error), with bash's `!` and `time [-p]`."""
 
-    commands: tuple["Node", ...]
+    commands: tuple[Node, ...]
     span: Span
     negated: bool = False
     timed: bool = False
@@ -228,7 +228,7 @@ class Cond:
     span: Span
 
 
-Node = Union[Command, Subshell, Group, If, For, While, Case, Arith, Cond]
+Node = Command | Subshell | Group | If | For | While | Case | Arith | Cond
 COMPOUND = (Subshell, Group, If, For, While, Case, Arith, Cond)
 
 

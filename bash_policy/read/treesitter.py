@@ -18,8 +18,26 @@ import tree_sitter_bash
 from tree_sitter import Language, Parser
 
 from .model import (
-    COMMAND_SUB, PROCESS_SUB, Arith, Assignment, Case, CaseArm, Command, Cond, Expansion, For,
-    Group, If, List, Pipeline, Redirect, Script, Span, Subshell, While, Word,
+    COMMAND_SUB,
+    PROCESS_SUB,
+    Arith,
+    Assignment,
+    Case,
+    CaseArm,
+    Command,
+    Cond,
+    Expansion,
+    For,
+    Group,
+    If,
+    List,
+    Pipeline,
+    Redirect,
+    Script,
+    Span,
+    Subshell,
+    While,
+    Word,
 )
 from .words import WordSyntaxError, scan_word
 
@@ -166,9 +184,9 @@ class _Builder:
             if body is not None and body.type in ("pipeline", "negated_command"):
                 extra = [c for c in node.children if c != body]
                 self.check_redirect_nodes(node, extra)
-                inner = self.pipeline(body, tuple(extra) + tuple(redirects))
-                return Pipeline(inner.commands, self.span_bytes(start, node.end_byte),
-                                inner.negated != negated, inner.timed, inner.stderr)
+                piped = self.pipeline(body, tuple(extra) + tuple(redirects))
+                return Pipeline(piped.commands, self.span_bytes(start, node.end_byte),
+                                piped.negated != negated, piped.timed, piped.stderr)
         members = [node]
         stderr: list[bool] = []
         if node.type == "pipeline":

@@ -11,6 +11,7 @@ would do with it, so it fails closed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
 _ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}
 _SPACE = " \t\v\f\r"
@@ -59,7 +60,7 @@ class _Reader:
             self.line += 1
         return ch
 
-    def fail(self, what: str):
+    def fail(self, what: str) -> NoReturn:
         raise ConfigSyntaxError(f"line {self.line}: {what}")
 
 

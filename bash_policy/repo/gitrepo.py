@@ -21,8 +21,8 @@ from __future__ import annotations
 import os
 import stat
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from .files import Unreadable, read_text
 from .gitconfig import ConfigSyntaxError, Entry, parse
@@ -272,7 +272,6 @@ def _gitlinks(repo: Repository, entries) -> list[str]:
     sha256 = any(e.name.lower() == "extensions.objectformat" and (e.value or "").lower() == "sha256"
                  for _, e in entries)
     hash_size = 32 if sha256 else 20
-    paths: list[str] = []
     index = os.path.join(repo.git_dir, "index")
     try:
         data = read_text(index, _MAX_INDEX_BYTES)

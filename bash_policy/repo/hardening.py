@@ -12,7 +12,7 @@ overridden by `git -c`, which the git spec does not allow; GIT_PAGER beats
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
 # git config pairs; each value starts no program (or makes git fail instead of running one).
 GIT_OVERRIDES: tuple[tuple[str, str], ...] = (
@@ -127,7 +127,8 @@ def hardened_env(base: Mapping[str, str] | None = None, *, cwd: str | None = Non
     if count < 0:
         count = 0
     for key in [k for k in env if k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))]:
-        if not (key.rpartition("_")[2].isascii() and key.rpartition("_")[2].isdigit()) or int(key.rpartition("_")[2]) >= count:
+        number = key.rpartition("_")[2]
+        if not (number.isascii() and number.isdigit()) or int(number) >= count:
             del env[key]
     for index, (key, value) in enumerate(pairs, start=count):
         env[f"GIT_CONFIG_KEY_{index}"] = key

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Union
+from typing import Any
 
-Args = Union[dict[str, Any], Callable[[dict], dict[str, Any]]]
+Args = dict[str, Any] | Callable[[dict], dict[str, Any]]
 
 
 class MockModel:
@@ -39,7 +40,7 @@ class MockModel:
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def __enter__(self) -> "MockModel":
+    def __enter__(self) -> MockModel:
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 

@@ -13,8 +13,9 @@ it; tests/test_rules.py runs them all.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING
 
 from ..codes import Code
 

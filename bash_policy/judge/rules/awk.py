@@ -16,8 +16,7 @@ import re
 
 from ..codes import Code
 from . import rule
-from .script import (STREAM_FILES, Finding, ReadsFile, Unreadable, already_denied, judge_pieces,
-                     script_operand)
+from .script import STREAM_FILES, Finding, ReadsFile, Unreadable, already_denied, judge_pieces, script_operand
 
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -72,12 +71,11 @@ def tokenize(src: str) -> list[Token]:
             end = _skip_regex(src, i)
             tokens.append(Token("regex", src[i:end], i, end))
             i = end
-        elif "0" <= ch <= "9" or ch == "." and "0" <= src[i + 1:i + 2] <= "9":
-            match = _NUMBER.match(src, i)
+        elif ("0" <= ch <= "9" or ch == "." and "0" <= src[i + 1:i + 2] <= "9") \
+                and (match := _NUMBER.match(src, i)):
             tokens.append(Token("number", match.group(), i, match.end()))
             i = match.end()
-        elif _NAME.match(src, i):
-            match = _NAME.match(src, i)
+        elif match := _NAME.match(src, i):
             tokens.append(Token("name", match.group(), i, match.end()))
             i = match.end()
         elif ch == "@":
@@ -169,7 +167,7 @@ class AwkChecker:
     def text(self, k: int) -> str:
         return self.t[k].text if k < len(self.t) else ""
 
-    def run(self) -> list[Finding]:
+    def run(self) -> list[Finding | ReadsFile]:
         depth = 0
         print_depth: int | None = None
         for k, tok in enumerate(self.t):
@@ -293,7 +291,8 @@ class AwkChecker:
         return j
 
 
-def read_program(text: str, write_targets: frozenset[str], network_paths: tuple[str, ...]) -> list[Finding]:
+def read_program(text: str, write_targets: frozenset[str],
+                 network_paths: tuple[str, ...]) -> list[Finding | ReadsFile]:
     return AwkChecker(tokenize(text), write_targets, network_paths).run()
 
 
@@ -351,7 +350,7 @@ def check(inv, ctx) -> None:
         sources, files = [first], files[1:]
     _inet_inputs(inv, ctx, files)
 
-    def read(text: str) -> list[Finding]:
+    def read(text: str) -> list[Finding | ReadsFile]:
         return read_program(text, ctx.policy.write_targets, ctx.policy.network_paths)
 
     before = len(ctx.denials)

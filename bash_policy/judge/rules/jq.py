@@ -23,6 +23,7 @@ from ..special import names_stdin, special_operand
 from . import rule
 from .script import Finding, Unreadable, already_denied, judge_pieces, only_info
 
+_NUMBER = re.compile(r"\d*\.?\d*(?:[eE][+-]?\d+)?")  # always matches: digits come first
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*(?:::[A-Za-z_][A-Za-z_0-9]*)*")
 _LEAK = "reads the environment, which can hold secrets such as API tokens"
 _JQ_DENIED = {
@@ -76,8 +77,7 @@ def _scan(src: str, i: int, tokens: list[Token], comments: bool, closing: str | 
                 i += 1
         elif ch == '"':
             i = _string(src, i, tokens, comments)
-        elif ch == "." and _IDENT.match(src, i + 1):
-            match = _IDENT.match(src, i + 1)
+        elif ch == "." and (match := _IDENT.match(src, i + 1)):
             tokens.append(Token("field", src[i:match.end()], i, match.end()))
             i = match.end()
         elif ch in "$@":
@@ -90,12 +90,10 @@ def _scan(src: str, i: int, tokens: list[Token], comments: bool, closing: str | 
             kind = "var" if ch == "$" else "format"
             tokens.append(Token(kind, ch + match.group(), i, match.end()))
             i = match.end()
-        elif _IDENT.match(src, i):
-            match = _IDENT.match(src, i)
+        elif match := _IDENT.match(src, i):
             tokens.append(Token("ident", match.group(), i, match.end()))
             i = match.end()
-        elif ch.isascii() and ch.isdigit():
-            match = re.compile(r"\d*\.?\d*(?:[eE][+-]?\d+)?").match(src, i)
+        elif ch.isascii() and ch.isdigit() and (match := _NUMBER.match(src, i)):
             tokens.append(Token("number", match.group(), i, match.end()))
             i = match.end()
         else:

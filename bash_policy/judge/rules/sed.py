@@ -31,7 +31,7 @@ class SedReader:
         while self.i < len(self.s) and self.s[self.i] in chars:
             self.i += 1
 
-    def read(self) -> list[Finding]:
+    def read(self) -> list[Finding | ReadsFile]:
         depth = 0
         while True:
             self.skip(" \t\n;")

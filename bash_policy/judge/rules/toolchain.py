@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import os
 
-from .cd import known_directories
-
-from ..codes import Code, Effect
+from ..codes import Code
 from . import rule
+from .cd import known_directories
 
 _FILES = ("rust-toolchain.toml", "rust-toolchain")
 _NO_CWD_NOTE = ("rust-toolchain files were not looked for: no working directory was given "
