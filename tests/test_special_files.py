@@ -95,3 +95,14 @@ def test_globs_and_loop_words_are_looked_at(tmp_path):
     for command in ("cat ./*.txt", "cat '*'", 'for x in ./*.txt; do wc -l "$x"; done',
                     "ls ./*"):
         assert check(command, cwd=str(tmp_path)).allowed, command
+
+
+def test_values_of_flags_that_read_a_file_are_looked_up(tmp_path):
+    """`grep -f p f` reads p before anything else: a FIFO blocks, a link to
+    /dev/stdin reads the script's later lines."""
+    (tmp_path / "f").write_text("x\n")
+    os.mkfifo(tmp_path / "p")
+    (tmp_path / "in").symlink_to("/dev/stdin")
+    assert codes("grep -f p f", tmp_path) == ["BP601"]
+    assert codes("grep -f in f\nls", tmp_path) == ["BP108"]
+    assert check("grep -f f f\nls", cwd=str(tmp_path)).allowed

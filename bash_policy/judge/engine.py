@@ -1174,6 +1174,8 @@ class ArgvReader:
             return True
         if spec.stdin != "no-files":
             return spec.stdin == "always"
+        if spec.positionals.pattern is not None:  # grep -e x f: no pattern operand to skip
+            return not self.opened()
         return not inv.positionals[spec.stdin_skip:]
 
     def opened(self) -> list[Word]:
@@ -1246,12 +1248,18 @@ class ArgvReader:
         """Operands that may be files, and values of flags that name a file to
         read, must not be devices or kernel files (see `special_file`)."""
         spec, inv, ctx = self.spec, self.inv, self.ctx
+        read_values = []
         for use in inv.flags:
             if use.flag.reads and use.value is not None and special_file(use.value, ctx.cwd):
                 self.deny(Code.BP403, use.word.span,
                           f"`{spec.display} {use.name}` would read `{use.value}`, a device or kernel "
                           "file whose reading may never end", "read a regular file",
                           Effect.HANG, rule=SPECIAL)
+            elif use.flag.reads and use.value is not None:
+                shown = use.value_word if use.value_word is not None else use.word
+                read_values.append(Word(use.value, shown.span, use.value))
+        if read_values and ctx.cwd is not None:  # `grep -f p` where p is a FIFO (rules/files.py)
+            check_special_operands(read_values, ctx)
         for word in self.opened():
             if special_operand(word, ctx.cwd):
                 self.deny(Code.BP406, word.span,
