@@ -28,8 +28,7 @@ class Policies:
         self._loaded: dict[tuple[Path | None, int], Any] = {}
 
     def for_directory(self, directory: str):
-        from ..judge.policy import Policy
-        from .config import find_config
+        from ..judge.policy import Policy, find_config
 
         if self._fixed is not None:
             return self._fixed

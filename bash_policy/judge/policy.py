@@ -135,18 +135,9 @@ class Policy:
 
     @classmethod
     def discover(cls, directory: str | Path = ".") -> Policy:
-        """The config in `directory` (bash-policy.toml first, then
-        pyproject.toml with a [tool.bash-policy] table), else the default."""
-        directory = Path(directory)
-        own = directory / "bash-policy.toml"
-        if own.is_file():
-            return cls.from_file(own)
-        pyproject = directory / "pyproject.toml"
-        if pyproject.is_file():
-            data = _load_toml(pyproject)
-            if "bash-policy" in data.get("tool", {}):
-                return cls.from_mapping(data["tool"]["bash-policy"], str(pyproject))
-        return cls.default()
+        """The policy that governs `directory` (see `find_config`), else the default."""
+        path = find_config(directory)
+        return cls.from_file(path) if path is not None else cls.default()
 
     @classmethod
     def _build(cls, data: Mapping[str, Any], programs: Mapping[str, Any], source: str) -> Policy:
@@ -238,3 +229,24 @@ class Policy:
 
 
 _DEFAULT: Policy | None = None
+
+
+def find_config(directory: str | Path) -> Path | None:
+    """The config file that governs `directory`, or None for the built-in policy.
+
+    The directory is searched, then its parents up to the repository root
+    (the first directory holding `.git`), as ruff does: the nearest
+    `bash-policy.toml`, or `pyproject.toml` with a `[tool.bash-policy]` table,
+    wins.  Outside any repository only the directory itself is read, so a
+    stray file in a shared parent such as /tmp is never picked up."""
+    start = Path(directory).absolute()
+    chain = [start, *start.parents]
+    root = next((d for d in chain if (d / ".git").exists()), None)
+    for candidate in chain[:chain.index(root) + 1] if root is not None else [start]:
+        own = candidate / "bash-policy.toml"
+        if own.is_file():
+            return own
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file() and "bash-policy" in _load_toml(pyproject).get("tool", {}):
+            return pyproject
+    return None
