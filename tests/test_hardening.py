@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from bash_policy import hardened_env
+from bash_policy import check, hardened_env
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -181,3 +181,20 @@ def test_partial_clone_cannot_fetch_when_hardened(tmp_path):
     assert hardened.returncode != 0 and not list(packs.glob("*.pack"))
     plain = _git(repo, "log", "-1", env=env)
     assert plain.returncode == 0 and list(packs.glob("*.pack")), "the lazy fetch did not happen"
+
+
+def test_signature_placeholders_are_found_as_git_finds_them(tmp_path):
+    """Every spelling of a format that makes git run gpg is denied, and no
+    other: git 2.39 runs gpg.program for `%G?` and also for `%+G?`, `%-GS`
+    and `% GK` (a line-feed or blank modifier), not for `%%G?`."""
+    repo, env, script, marker = _repo(tmp_path)
+    _git(repo, "config", "gpg.program", script, env=env)
+    _sign_head(repo, env)
+    for body in ("%G?", "%+G?", "%-GS", "% GK", "%%G?", "%%%GG", "%+h", "%h %s", "%x47", "x%G", "%-%G?"):
+        for format_ in (f"--format={body}", f"--pretty=tformat:{body}"):
+            if marker.exists():
+                marker.unlink()
+            _git(repo, "log", "-1", format_, env=env)
+            runs_gpg = marker.exists()
+            verdict = check(f"git log -1 '{format_}'")
+            assert verdict.allowed == (not runs_gpg), (format_, runs_gpg, verdict.denials)

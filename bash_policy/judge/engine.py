@@ -21,6 +21,8 @@ from ..read.model import (
     BRACE,
     COMMAND_SUB,
     EXTGLOB,
+    FOUND,
+    FOUND_PATHS,
     GLOB,
     LOCALE,
     PARAMETER,
@@ -147,6 +149,8 @@ _EXPANSION_CODES = {
     EXTGLOB: (Code.BP207, "an extended glob pattern expands to file names"),
     GLOB: (Code.BP203, "an unquoted glob expands to file names"),
     TILDE: (Code.BP205, "`~` expands to a home directory the checker cannot see"),
+    FOUND: (Code.BP404, "the program fills in a path it found, which this command must read as it comes"),
+    FOUND_PATHS: (Code.BP404, "the program fills in every path it found, as many words"),
 }
 _EXPANSION_HINTS = {
     Code.BP200: "run the inner command by itself first, then write its output literally",
@@ -156,6 +160,7 @@ _EXPANSION_HINTS = {
     Code.BP206: "use plain single quotes around the exact characters",
     Code.BP207: "quote the pattern and let the program match it",
     Code.BP205: "write the absolute path, or put the operand after `--`",
+    Code.BP404: "run a program that takes file operands on the found paths, e.g. -exec grep -H x {} +",
 }
 # ASCII digits only: bash and the programs read no other digits (`>&٣` writes a file named ٣).
 _DESCRIPTOR = re.compile(r"[0-9]+-?")
@@ -1041,7 +1046,17 @@ class ArgvReader:
                       f"write {name} COMMAND {{}} \\;")
             self.i = len(words)
             return
-        inner = tuple(shapes.found_path(w) for w in words[self.i:end])
+        supplied = next((w for w in words if w.value in self.spec.flags
+                         and self.spec.flags[w.value].operands_from), None)
+        if supplied is not None:  # find -files0-from LIST: starting points, so paths, may start with `-`
+            self.deny(Code.BP404, word.span,
+                      f"`{self.spec.display} {name}` fills in paths under starting points that "
+                      f"`{supplied.value}` reads from a file, where a name may start with `-`",
+                      "name the starting points on the command line", rule=OPERANDS)
+            self.i = end + 1
+            return
+        many = words[end].value == "+"
+        inner = tuple(shapes.found_path(w, many) for w in words[self.i:end])
         self.i = end + 1
         ctx = self.ctx
         outer, ctx.elsewhere = ctx.elsewhere, ctx.elsewhere or flag.runs_elsewhere
@@ -1195,6 +1210,14 @@ class ArgvReader:
         role = spec.positionals.role
         if role == "command":
             skip = spec.positionals.skip
+            spread = next((w for w in pos[:skip + 1]
+                           if not shapes.single(w, ctx.source, ctx.variables)), None)
+            if spread is not None:  # `timeout -- $(echo 5 rm x)`: one word is DURATION and a program
+                self.deny(Code.BP302, spread.span,
+                          f"`{spread.text}` may become several words, one of them the program "
+                          f"{spec.display} runs", "write the operands and the program literally",
+                          rule=PROGRAM)
+                return
             if len(pos) > skip:
                 inner = pos[skip:]
                 if inner[0].value is None:

@@ -32,6 +32,7 @@ from ..read.model import (
     COMMAND_SUB,
     EXTGLOB,
     FOUND,
+    FOUND_PATHS,
     GLOB,
     LOCALE,
     PARAMETER,
@@ -121,7 +122,7 @@ def single(word: Word, source: str, variables: dict[str, Variable]) -> bool:
 def _splits(expansion: Expansion, source: str, variables: dict[str, Variable]) -> bool:
     """Whether bash may split the expansion's result into several words (or
     glob it): an unquoted parameter, command substitution or arithmetic."""
-    if expansion.quoted or expansion.kind in (TILDE, PROCESS_SUB, FOUND, GLOB, BRACE, EXTGLOB,
+    if expansion.quoted or expansion.kind in (TILDE, PROCESS_SUB, FOUND, FOUND_PATHS, GLOB, BRACE, EXTGLOB,
                                               ANSI_C, LOCALE, ARITHMETIC):
         return False  # arithmetic gives digits and `-` only (the reader admits no names)
     if expansion.kind == PARAMETER:
@@ -144,7 +145,7 @@ def dash_safe(word: Word, source: str, variables: dict[str, Variable]) -> bool:
     if word.prefix:
         return not word.prefix.startswith("-")
     first = word.expansions[0]
-    if first.kind in (TILDE, PROCESS_SUB, FOUND):
+    if first.kind in (TILDE, PROCESS_SUB, FOUND, FOUND_PATHS):
         return True
     if first.kind == PARAMETER:
         name = _name(source, first)
@@ -188,16 +189,18 @@ def unknown_kinds_allowed(word: Word) -> bool:
     expressions and can run code): its value is a number, possibly negative.
     ANSI-C and locale quoting, brace and extended globs stay denied (BP204,
     BP206, BP207)."""
-    return all(e.kind in (PARAMETER, TILDE, GLOB, FOUND, ARITHMETIC)
+    return all(e.kind in (PARAMETER, TILDE, GLOB, FOUND, FOUND_PATHS, ARITHMETIC)
                or (e.kind in (COMMAND_SUB, PROCESS_SUB) and e.body is not None)
                for e in word.expansions)
 
 
-def found_path(word: Word) -> Word:
+def found_path(word: Word, many: bool = False) -> Word:
     """A word of `find -exec CMD ;` with each `{}` standing for the path find
     fills in: a path under a starting point (or `./NAME` with -execdir), one
-    word that never starts with `-`."""
+    word that never starts with `-`; with `-exec CMD {} +` (`many`), every
+    path found so far, as many words."""
     if word.value is None or "{}" not in word.value:
         return word
     prefix = word.value.partition("{}")[0]
-    return Word(word.text, word.span, None, (Expansion(FOUND, word.span),), prefix)
+    return Word(word.text, word.span, None, (Expansion(FOUND_PATHS if many else FOUND, word.span),),
+                prefix)

@@ -64,6 +64,7 @@ class Flag:
     # (`find -exec CMD ;`); `{}` in it is a path the program fills in.
     runs: tuple[str, ...] = ()
     runs_elsewhere: bool = False  # it runs in each found file's directory (-execdir)
+    operands_from: bool = False  # its file holds more operands (find -files0-from)
 
     @property
     def display(self) -> str:
@@ -148,7 +149,7 @@ class CommandSpec:
         return list(seen.values())
 
 
-_FLAG_TABLE_KEYS = ("attached", "lastarg", "reads", "stdin", "elsewhere")
+_FLAG_TABLE_KEYS = ("attached", "lastarg", "reads", "stdin", "elsewhere", "operands_from")
 
 
 def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
@@ -156,8 +157,10 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
     adds how it takes its value: `{flag = "--max-parents=N", attached = true}`
     (only attached), `lastarg = true` (none when last), `reads = true` (the
     value names a file the program reads), `stdin = true` (it reads standard
-    input), `runs = [";", "+"]` (a command follows, up to one of these words)
-    and `elsewhere = true` (that command runs in directories of its own)."""
+    input), `runs = [";", "+"]` (a command follows, up to one of these words),
+    `elsewhere = true` (that command runs in directories of its own) and
+    `operands_from = true` (the file it names holds more operands: find's
+    starting points in -files0-from, which may start with `-`)."""
     options = dict.fromkeys(_FLAG_TABLE_KEYS, False)
     runs: tuple[str, ...] = ()
     if isinstance(entry, Mapping):
@@ -204,7 +207,7 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
     if runs and value != "none":
         raise SpecError(f"{where}: a flag that runs a command takes no value: {text!r}")
     return Flag(names, value, metavar, choices, denied, options["reads"], options["stdin"], runs,
-                options["elsewhere"])
+                options["elsewhere"], options["operands_from"])
 
 
 def _effect(table: Any, where: str) -> Reason:

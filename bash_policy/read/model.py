@@ -28,8 +28,10 @@ ANSI_C = "ansi-c-quoting"
 LOCALE = "locale-quoting"
 EXTGLOB = "extglob"
 # A path a program fills into a command it runs (`find -exec CMD {} ;`): one
-# word, under a starting point, never starting with `-`.
+# word, under a starting point, never starting with `-`; with `+` every path
+# found so far, as many words.
 FOUND = "found-path"
+FOUND_PATHS = "found-paths"
 
 PATHNAME_KINDS = frozenset({GLOB, TILDE})
 

@@ -39,7 +39,9 @@ _BUILTIN_PRETTY = frozenset({"oneline", "short", "medium", "full", "fuller", "re
                              "email", "raw", "mboxrd"})
 # `%G?`, `%GS`, `%GK`... verify the commit's signature with gpg (git-log(1) PRETTY FORMATS);
 # `%%` is a literal percent sign.
-_SIGNATURE = re.compile(r"(?<!%)(?:%%)*%G")
+# A `+`, `-` or space may sit between `%` and the placeholder (`%+G?`: a line
+# feed before it when non-empty), and still runs gpg.
+SIGNATURE_PLACEHOLDER = re.compile(r"(?<!%)(?:%%)*%[-+ ]?G")
 
 
 def _any(value, bases):
@@ -74,7 +76,7 @@ def _format(value, bases):
     """format.pretty: a built-in format name or a format string without %G."""
     if value is None:
         return "not a format"
-    if _SIGNATURE.search(value):
+    if SIGNATURE_PLACEHOLDER.search(value):
         return "a %G placeholder runs gpg to verify signatures"
     if "%" not in value and ":" not in value and value.lower() not in _BUILTIN_PRETTY:
         return f"`{value}` names a format defined elsewhere in config (pretty.{value})"
@@ -82,7 +84,7 @@ def _format(value, bases):
 
 
 def _no_signature(value, bases):
-    if value is not None and _SIGNATURE.search(value):
+    if value is not None and SIGNATURE_PLACEHOLDER.search(value):
         return "a %G placeholder runs gpg to verify signatures"
     return None
 

@@ -8,6 +8,7 @@ placeholders `%G?`, `%GS`... run gpg.  Checked against git-man 2.39.5.
 
 from __future__ import annotations
 
+from ...repo.gitkeys import SIGNATURE_PLACEHOLDER
 from ..codes import Code, Effect
 from . import rule
 from .repository import git_repo_config
@@ -75,19 +76,13 @@ def _check_pretty(value: str, word, ctx) -> None:
                          f"use one of {', '.join(sorted(_BUILTIN_PRETTY))}, or write the format "
                          "itself: --format='%h %s'")
             return
-    i = 0
-    while i < len(body) - 1:
-        if body[i] == "%":
-            if body[i + 1] == "G":
-                ctx.deny(Code.BP400, word.span,
-                         f"the placeholder `%{body[i + 1:i + 3]}` in `{value}` runs gpg to verify "
-                         "the commit's signature",
-                         "drop the %G… placeholders; verifying signatures needs leaving plan mode",
-                         Effect.EXEC)
-                return
-            i += 2
-            continue
-        i += 1
+    found = SIGNATURE_PLACEHOLDER.search(body)
+    if found:
+        shown = body[found.end() - 2:found.end() + 2].lstrip("%")
+        ctx.deny(Code.BP400, word.span,
+                 f"the placeholder `%{shown}` in `{value}` runs gpg to verify the commit's signature",
+                 "drop the %G… placeholders; verifying signatures needs leaving plan mode",
+                 Effect.EXEC)
 
 
 def _check_ref_format(value: str, word, ctx) -> None:

@@ -61,11 +61,13 @@ _OTHER_OUTPUT = frozenset({"-print", "-printf", "-ls", "-fprint", "-fprint0", "-
 def _prints_paths_nul(command: Command | None) -> bool:
     """Whether `command` is `find … -print0` and prints nothing else: every path
     it prints starts with a starting point, and a starting point never starts
-    with `-` (find reads such a word as part of the expression), or is `./…`."""
+    with `-` (find reads such a word as part of the expression), or is `./…`
+    — unless -files0-from reads the starting points from a file."""
     if command is None or not command.words or command.words[0].value != "find":
         return False
     values = [w.value for w in command.words[1:]]
-    return None not in values and "-print0" in values and not _OTHER_OUTPUT.intersection(values)
+    return (None not in values and "-print0" in values and "-files0-from" not in values
+            and not _OTHER_OUTPUT.intersection(values))
 
 
 @rule("xargs_command", codes=[Code.BP302],
