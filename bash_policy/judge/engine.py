@@ -1046,8 +1046,9 @@ class ArgvReader:
                       f"write {name} COMMAND {{}} \\;")
             self.i = len(words)
             return
-        supplied = next((w for w in words if w.value in self.spec.flags
-                         and self.spec.flags[w.value].operands_from), None)
+        flags = self.spec.flags
+        supplied = next((w for w in words if w.value is not None and w.value in flags
+                         and flags[w.value].operands_from), None)
         if supplied is not None:  # find -files0-from LIST: starting points, so paths, may start with `-`
             self.deny(Code.BP404, word.span,
                       f"`{self.spec.display} {name}` fills in paths under starting points that "
