@@ -80,6 +80,8 @@ SHAPES = {
     "unterminated quote": (lambda k: "rg '" + "a" * (1_000_000 // k), True),
     "here-document": (lambda k: "rg x <<'EOF'\n" + "line\n" * (200_000 // k) + "EOF", False),
     "backslashes": (lambda k: "rg " + "\\" * (1_000_001 // k), False),
+    # Every ARGV use looks at its enclosing calls (awk.py): once a rescan per token.
+    "awk calls": (lambda k: "awk '{" + "sub(/a/, ARGV[1]);" * (50_000 // k) + "}' f", True),
 }
 
 

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 _ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}
-_SPACE = " \t\v\f\r"
+# git's own isspace (git-compat-util.h, ctype.c): not \v or \f, which are
+# ordinary characters in a value (`path = x<VT>` names the file `x<VT>`).
+_SPACE = " \t\r"
 
 
 class ConfigSyntaxError(ValueError):
@@ -25,7 +27,7 @@ class ConfigSyntaxError(ValueError):
 class Entry:
     """One `key = value`; `value` is None for a bare `key` (boolean true)."""
 
-    section: str
+    section: str | None  # None before any section header
     subsection: str | None
     key: str
     value: str | None
@@ -33,6 +35,8 @@ class Entry:
 
     @property
     def name(self) -> str:
+        if self.section is None:  # a key before any section header: git names it by the key alone
+            return self.key
         parts = [self.section] + ([self.subsection] if self.subsection is not None else []) + [self.key]
         return ".".join(parts)
 
@@ -102,8 +106,6 @@ def parse(text: str) -> list[Entry]:
             if ch != "=":
                 reader.fail(f"expected `=` after `{key}`")
             value = _value(reader)
-        if section is None:
-            reader.fail(f"`{key}` is outside any section")
         entries.append(Entry(section, subsection, key, value, line))
 
 
@@ -120,7 +122,9 @@ def _header(reader: _Reader) -> tuple[str, str | None]:
         if not _is_key_char(ch) and ch != ".":
             reader.fail(f"bad character {ch!r} in section name")
         name += ch.lower()
-    section, dot, sub = name.partition(".")
+    if not name:
+        reader.fail("empty section name")
+    section, dot, sub = name.partition(".")  # `[.]` is the section "" with the subsection ""
     return section, (sub if dot else None)
 
 
@@ -148,6 +152,8 @@ def _extended_header(reader: _Reader, section: str) -> tuple[str, str]:
 
 
 def _value(reader: _Reader) -> str:
+    """config.c parse_value: blanks outside quotes count only once the value
+    holds a character (`path = "" x` is `x`), and trailing ones are dropped."""
     out: list[str] = []
     quote = comment = False
     spaces = 0
@@ -160,7 +166,7 @@ def _value(reader: _Reader) -> str:
         if comment:
             continue
         if ch in _SPACE and not quote:
-            if out:
+            if any(out):
                 spaces += 1
             continue
         if not quote and ch in "#;":

@@ -375,7 +375,8 @@ def key_findings(entries: Iterable[tuple[str, Entry]], bases: tuple[str, ...],
     """Every entry that is neither known to be inert nor trusted by the user."""
     result = []
     for path, entry in entries:
-        why = why_not_inert(entry.section, entry.subsection, entry.key, entry.value, bases)
+        why = ("a key outside any section" if entry.section is None
+               else why_not_inert(entry.section, entry.subsection, entry.key, entry.value, bases))
         if why is not None and not _trusted(entry.name, trusted):
             result.append(Finding(entry.name, path, entry.value, "key", why))
     return result

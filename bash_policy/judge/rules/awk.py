@@ -25,7 +25,13 @@ _OPERATORS = ("**=", "|&", "&&", "||", ">>", "++", "--", "+=", "-=", "*=", "/=",
               "+", "-", "*", "/", "%", "^", "!", ">", "<", "|", "?", ":", "~", "=", ",", ";",
               "(", ")", "[", "]", "{", "}", "$")
 # After these a `/` divides; elsewhere it starts a regex literal.
-_OPERAND_END = {")", "]", "++", "--"}
+_OPERAND_END = {")", "]"}
+# After these the awks disagree: `x++ / 1 # /` and `length / 1 # /` hold a
+# regex for mawk and a division for gawk; gawk's own keywords are plain
+# variables to mawk and to gawk -c/-P (`default / 2; system("x") ; y /`).
+# A `/` there is denied (red team RT2 F5, F13).
+_AMBIGUOUS_BEFORE_SLASH = {"++", "--", "length", "getline", "BEGINFILE", "ENDFILE", "switch", "case",
+                           "default", "func", "nextfile"}
 _KEYWORDS = {"BEGIN", "END", "BEGINFILE", "ENDFILE", "function", "func", "if", "else", "while",
              "for", "do", "break", "continue", "next", "nextfile", "exit", "return", "delete",
              "in", "print", "printf", "getline", "switch", "case", "default"}
@@ -67,6 +73,9 @@ def tokenize(src: str) -> list[Token]:
             end = _skip_quoted(src, i, '"')
             tokens.append(Token("string", src[i:end], i, end))
             i = end
+        elif ch == "/" and tokens and tokens[-1].text in _AMBIGUOUS_BEFORE_SLASH:
+            raise Unreadable(i, f"a `/` after `{tokens[-1].text}` divides in some awks and starts a "
+                                "regex in others; put the operand in parentheses")
         elif ch == "/" and not _divides(tokens, heads):
             end = _skip_regex(src, i)
             tokens.append(Token("regex", src[i:end], i, end))
@@ -104,7 +113,7 @@ def _divides(tokens: list[Token], heads: list[bool]) -> bool:
     if last.kind in ("number", "string", "regex"):
         return True
     if last.kind == "name":
-        return last.text not in _KEYWORDS or last.text == "getline"
+        return last.text not in _KEYWORDS
     return last.kind == "op" and last.text in _OPERAND_END
 
 
@@ -125,7 +134,9 @@ def _skip_quoted(src: str, i: int, quote: str) -> int:
 
 def _skip_regex(src: str, i: int) -> int:
     """A regex literal; a `/` inside `[...]` ends it in some awks but not in
-    gawk, so it is denied as ambiguous."""
+    gawk, so it is denied as ambiguous.  Inside brackets `[:alpha:]`, `[.a.]`
+    and `[=a=]` are one item: their `]` does not close the bracket (red team
+    RT2: `/[[:alpha:]/]!/` is one regex to gawk and mawk)."""
     j = i + 1
     bracket = False
     while j < len(src):
@@ -139,6 +150,11 @@ def _skip_regex(src: str, i: int) -> int:
             if ch == "/":
                 raise Unreadable(j, "a `/` inside `[…]` of a regex is read differently by gawk and "
                                     "other awks; write it as `\\/`")
+            if ch == "[" and src[j + 1:j + 2] in (":", ".", "="):
+                close = src.find(src[j + 1] + "]", j + 2)
+                if close >= 0 and "\n" not in src[j:close]:
+                    j = close + 2
+                    continue
             if ch == "]":
                 bracket = False
         elif ch == "[":
@@ -160,6 +176,18 @@ class AwkChecker:
         self.network_paths = network_paths + ("/inet",)
         self.findings: list[Finding | ReadsFile] = []
         self.print_word = "print"
+        # Brackets matched once, so that looking around a token is not a rescan
+        # (a 14 KB program once took 24 s): where each `(`/`[` closes, and the
+        # innermost one each token is inside.
+        self.closes: dict[int, int] = {}
+        self.inside: list[int | None] = []
+        stack: list[int] = []
+        for k, tok in enumerate(tokens):
+            self.inside.append(stack[-1] if stack else None)
+            if tok.text in ("(", "["):
+                stack.append(k)
+            elif tok.text in (")", "]") and stack:
+                self.closes[stack.pop()] = k + 1
 
     def add(self, token: Token, effect: str, what: str, fix: str, end: Token | None = None) -> None:
         self.findings.append(Finding(token.start, (end or token).end, effect, what, fix))
@@ -217,9 +245,11 @@ class AwkChecker:
 
     def in_call(self, k: int, names: tuple[str, ...]) -> bool:
         """Whether token k is inside the arguments of a call to one of `names`."""
-        for j in range(k):
-            if self.t[j].text in names and self.text(j + 1) == "(" and self.group_end(j + 1) > k:
+        opening = self.inside[k]
+        while opening is not None:
+            if self.t[opening].text == "(" and opening > 0 and self.t[opening - 1].text in names:
                 return True
+            opening = self.inside[opening]
         return False
 
     def check_string(self, tok: Token) -> None:
@@ -279,16 +309,8 @@ class AwkChecker:
         return j
 
     def group_end(self, j: int) -> int:
-        depth = 0
-        while j < len(self.t):
-            if self.t[j].text in ("(", "["):
-                depth += 1
-            elif self.t[j].text in (")", "]"):
-                depth -= 1
-                if depth == 0:
-                    return j + 1
-            j += 1
-        return j
+        """The index after the bracket that closes the one at j (the end when unclosed)."""
+        return self.closes.get(j, len(self.t))
 
 
 def read_program(text: str, write_targets: frozenset[str],
