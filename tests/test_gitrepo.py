@@ -41,7 +41,7 @@ def test_parser_reads_git_syntax():
 
 
 @pytest.mark.parametrize("text", ['[core]\n\tpager = "x\n', "[core]\n\tpager = \\q\n",
-                                  "pager = x\n", "[core\n", '[diff "x]\n', "[core]\n\tpager x\n"])
+                                  "[core\n", '[diff "x]\n', "[core]\n\tpager x\n", "[]\nx = 1\n"])
 def test_parser_rejects_what_git_rejects(text):
     with pytest.raises(ConfigSyntaxError):
         parse(text)
@@ -449,3 +449,53 @@ def test_cd_home_makes_git_unresolvable(two):
                                           ("cd -- ~/x", "BP205"), ("cd -@ x", "BP401")])
 def test_cd_targets_it_cannot_follow(command, code):
     assert code in [d.code for d in check(command).denials]
+
+
+# -- red team RT2: what git opens is what the checker reads ------------------------
+
+@needs_git
+@pytest.mark.parametrize("line, file", [
+    ('path = "" evil.cfg', "evil.cfg"),          # blanks count only once a value has a character
+    ("path = evil.cfg\v", "evil.cfg\v"),          # \v is part of the value, not a blank
+])
+def test_include_is_the_file_git_opens(repo, line, file):
+    (repo / ".git" / file).write_text("[core]\n\tfsmonitor = ./fsm.sh\n")
+    _config(repo, f"[include]\n\t{line}\n")
+    assert _codes("git status", repo) == ["BP601"]
+
+
+@needs_git
+def test_paths_under_proc_self_are_not_the_checkers(repo, tmp_path):
+    """/proc/self/cwd is the opening process's directory: git's, not the checker's."""
+    sub = repo / "sub"
+    _git("init", "-q", str(sub))
+    _config(sub, "[core]\n\tfsmonitor = ./fsm.sh\n")
+    for command in ("git -C /proc/self/cwd/sub status", "cd /proc/self/cwd/sub && git status",
+                    "git --git-dir=/proc/self/cwd/sub/.git status"):
+        assert _codes(command, repo) == ["BP601"], command
+    _config(repo, "[include]\n\tpath = /proc/self/cwd/inc.cfg\n")
+    assert _codes("git status", repo) == ["BP601"]
+
+
+@needs_git
+def test_submodules_deeper_than_the_checker_looks_deny(tmp_path):
+    """git status recurses into every level; past ten the checker cannot say."""
+    env = {"PATH": os.environ["PATH"], "HOME": "/nonexistent", "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e"}
+
+    def run(*args, cwd):
+        subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+    levels = [tmp_path / "top"]
+    for _ in range(11):
+        levels.append(levels[-1] / "s")
+    for path in levels:
+        path.mkdir(parents=True, exist_ok=True)
+        run("init", "-q", ".", cwd=path)
+    for path in reversed(levels):
+        if (path / "s").exists():
+            run("add", "s", cwd=path)
+        run("commit", "-q", "--allow-empty", "-m", "x", cwd=path)
+    assert [d.code for d in check("git status", cwd=str(levels[0])).denials] == ["BP601"]
+    assert check("git status", cwd=str(levels[2])).allowed

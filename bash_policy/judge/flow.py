@@ -28,6 +28,7 @@ from ..read.model import (
     Word,
     children,
 )
+from ..repo.files import Unreadable, physical
 
 OK, FAIL, ANY = "ok", "fail", "any"
 _PREFIXES = ("builtin", "command")  # they run the cd builtin itself
@@ -50,14 +51,20 @@ def cd_operands(command: Command) -> list[Word] | None:
 
 
 def _targets(directory: str | None, target: str | None) -> frozenset[str | None]:
-    """Where `cd TARGET` from `directory` leads: the logical and the physical path."""
+    """Where `cd TARGET` from `directory` leads: the logical and the physical
+    path; unknown where it leads under /proc or /dev, which name the shell's
+    own files (`cd /proc/self/cwd/sub` is not the checker's directory)."""
     if target in (None, "-", ""):
         return frozenset({None})
     if not target.startswith("/"):
         if directory is None:
             return frozenset({None})
         target = os.path.join(directory, target)
-    return frozenset({os.path.normpath(target), os.path.realpath(target)})
+    logical = os.path.normpath(target)
+    try:
+        return frozenset({physical(logical), logical} if physical(target) else {None})
+    except Unreadable:
+        return frozenset({None})
 
 
 def _gate(states: frozenset, op: str) -> tuple[frozenset, frozenset]:

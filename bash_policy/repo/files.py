@@ -60,6 +60,20 @@ def resolve(path: str) -> str:
     return current
 
 
+def physical(path: str) -> str:
+    """os.path.realpath as the command's own process would resolve `path`.
+
+    Links under /proc and /dev stand for the opening process's files
+    (`/proc/self/cwd` is its working directory): resolved in the checker,
+    they name the checker's.  A path that leads there raises Unreadable, so
+    the caller fails closed (red team RT2: `git -C /proc/self/cwd/sub status`
+    judged the checker's directory, not the repository git used)."""
+    real = resolve(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))  # `..` after links
+    if any(real == d or real.startswith(d + "/") for d in _KERNEL_DIRS):
+        raise Unreadable(f"{path} leads to {real}, whose meaning depends on the process that opens it")
+    return real
+
+
 def special_file(path: str) -> str | None:
     """What `path` is when it resolves (through symlinks) to something other
     than a regular file or a directory: "a FIFO (named pipe)", "a character

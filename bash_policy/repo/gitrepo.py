@@ -24,7 +24,7 @@ import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .files import Unreadable, read_text
+from .files import Unreadable, physical, read_text
 from .gitconfig import ConfigSyntaxError, Entry, parse
 from .gitkeys import trusted as _trusted
 from .gitkeys import why_not_inert
@@ -104,7 +104,7 @@ def common_dir(git_dir: str) -> str:
     if not text:
         raise RepositoryError(f"{path} is empty or unreadable; git stops on it")
     text = text.rstrip("\r\n").split("\0")[0]
-    return os.path.realpath(text if os.path.isabs(text) else os.path.join(git_dir, text))
+    return physical(text if os.path.isabs(text) else os.path.join(git_dir, text))
 
 
 def is_git_dir(path: str) -> bool:
@@ -136,12 +136,12 @@ def read_gitfile(path: str) -> str | None:
     if not is_git_dir(target):                                   # resolves `..` after symlinks
         raise RepositoryError(f"{path} points at {target}, which is not a git directory; "
                               "git stops on it")
-    return os.path.realpath(target)
+    return physical(target)
 
 
 def discover(start: str) -> Repository | None:
     """The repository git uses when run in `start` (setup_git_directory_gently_1)."""
-    here = os.path.realpath(start)    # git works from getcwd(), a physical path
+    here = physical(start)    # git works from getcwd(), a physical path
     while True:
         dotgit = os.path.join(here, ".git")
         target = read_gitfile(dotgit)
@@ -159,7 +159,7 @@ def discover(start: str) -> Repository | None:
 
 def open_git_dir(git_dir: str, work_tree: str | None = None) -> Repository:
     """The repository named by `--git-dir` (git does not search for it)."""
-    git_dir = read_gitfile(git_dir) or os.path.realpath(git_dir)
+    git_dir = read_gitfile(git_dir) or physical(git_dir)
     return Repository(git_dir, common_dir(git_dir), work_tree)
 
 
@@ -173,7 +173,7 @@ def _with_config_worktree(repo: Repository) -> Repository:
     if not values:
         return repo
     return Repository(repo.git_dir, repo.common_dir,
-                      os.path.realpath(os.path.join(repo.git_dir, values[-1])))
+                      physical(os.path.join(repo.git_dir, values[-1])))
 
 
 # -- reading config (config.c) --------------------------------------------------
@@ -208,6 +208,7 @@ def config_entries(path: str, depth: int = 0) -> list[tuple[str, Entry]]:
                 included = os.path.expanduser(included)
             if not os.path.isabs(included):
                 included = os.path.join(os.path.dirname(path), included)
+            physical(included)  # under /proc/self: the file git opens is not the checker's
             result.extend(config_entries(included, depth + 1))
     return result
 
@@ -304,7 +305,7 @@ def _submodule_at(path: str) -> Repository | None:
         target = dotgit
     if target is None:
         return None
-    return _with_config_worktree(Repository(target, common_dir(target), os.path.realpath(path)))
+    return _with_config_worktree(Repository(target, common_dir(target), physical(path)))
 
 
 def _submodules(repo: Repository, entries) -> list[Repository]:
@@ -392,12 +393,15 @@ def inspect(repo: Repository, trusted: tuple[str, ...] = (), depth: int = 0) -> 
     bases = tuple(dict.fromkeys(b for b in (repo.work_tree, repo.git_dir) if b))
     report = Report(key_findings(entries, bases, trusted) + _hook_findings(repo, entries),
                     _promisor(repo, entries))
-    if depth < _MAX_SUBMODULE_DEPTH:
-        for sub in _submodules(repo, entries):
-            if sub.git_dir != repo.git_dir:
-                inner = inspect(sub, trusted, depth + 1)
-                report.findings += inner.findings
-                report.promisor += inner.promisor
+    for sub in _submodules(repo, entries):
+        if sub.git_dir == repo.git_dir:
+            continue
+        if depth >= _MAX_SUBMODULE_DEPTH:  # git recurses further; the checker does not look
+            raise RepositoryError(f"submodules nest deeper than {_MAX_SUBMODULE_DEPTH} levels "
+                                  f"(at {sub.work_tree or sub.git_dir})")
+        inner = inspect(sub, trusted, depth + 1)
+        report.findings += inner.findings
+        report.promisor += inner.promisor
     return report
 
 

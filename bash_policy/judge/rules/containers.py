@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 
+from ...repo.files import Unreadable, physical
 from ..codes import Code, Effect
 from . import rule
 from .cd import known_directories
@@ -81,7 +82,7 @@ def _project_files(directory: str, files: list[str], project_dir: str | None) ->
     if files:
         paths = [os.path.join(directory, f) for f in files]
         return paths, os.path.join(directory, project_dir) if project_dir else os.path.dirname(paths[0])
-    start = os.path.realpath(os.path.join(directory, project_dir or "."))
+    start = physical(os.path.join(directory, project_dir or "."))
     here = start
     while True:
         for name in _DEFAULT_FILES:
@@ -148,7 +149,12 @@ def docker_compose_files(inv, ctx) -> None:
             env_files.append(value)
     for directory in known_directories(ctx, anchor, "the compose files it loads", _NO_CWD_NOTE,
                                        "network"):
-        paths, project = _project_files(directory, files, project_dir)
+        try:
+            paths, project = _project_files(directory, files, project_dir)
+        except Unreadable as error:
+            ctx.deny(Code.BP601, anchor, f"the compose project cannot be judged: {error}",
+                     "name a project directory inside the repository", Effect.NETWORK)
+            return
         envs = [os.path.join(directory, e) for e in env_files] or [os.path.join(project, ".env")]
         for env in envs:
             text = _read(env) if os.path.isfile(env) else ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 
+from ...repo.files import physical
 from ..codes import Code
 from . import rule
 from .cd import known_directories
@@ -25,7 +26,7 @@ _PROJECT_FILES = ("uv.toml", ".python-version")
 
 def _picks_environment(directory: str) -> str | None:
     """The first file in `directory` or a parent that makes uv pick an interpreter."""
-    directory = os.path.realpath(directory)
+    directory = physical(directory)  # a directory from flow.py: never under /proc
     while True:
         venv = os.path.join(directory, ".venv")
         if os.path.lexists(venv):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 
-from ...repo.files import Unreadable
+from ...repo.files import Unreadable, physical
 from ...repo.gitconfig import ConfigSyntaxError
 from ...repo.gitrepo import Repository, discover, inspect, open_git_dir
 from ..codes import Code, Effect
@@ -57,7 +57,7 @@ def _repository(directory: str, inv) -> tuple[Repository | None, str]:
             git_dir = value
         elif name == "--bare":
             bare = True
-    directory = os.path.realpath(directory)
+    directory = physical(directory)
     if git_dir is not None:
         return open_git_dir(os.path.join(directory, git_dir)), directory
     if bare:
@@ -132,7 +132,7 @@ def git_repo_config(inv, ctx) -> None:
             checked.add(repo.git_dir)
             report = inspect(repo, trusted)
         except (ConfigSyntaxError, Unreadable) as error:
-            ctx.deny(Code.BP601, anchor, f"the repository at {os.path.realpath(directory)} cannot be "
+            ctx.deny(Code.BP601, anchor, f"the repository at {directory} cannot be "
                      f"judged: {error}", "fix or remove that file, or run git outside plan mode",
                      Effect.EXEC)
             continue

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from ...repo.files import physical
 from ..codes import Code
 from . import rule
 from .cd import known_directories
@@ -23,7 +24,7 @@ _NO_CWD_NOTE = ("rust-toolchain files were not looked for: no working directory 
 
 
 def _toolchain_file(directory: str) -> str | None:
-    directory = os.path.realpath(directory)
+    directory = physical(directory)  # a directory from flow.py: never under /proc
     while True:
         for name in _FILES:
             path = os.path.join(directory, name)
