@@ -36,6 +36,8 @@ MISREAD = {
     ("git diff", ""): "git diff prints its usage, naming no option, for an unknown one after a commit",
     ("git rev-parse", "--sq-quote"): "rev-parse prints the words after it, quoted",
     ("git rev-parse", "--sq"): "rev-parse prints the words after it, quoted",
+    ("tar", ""): "tar reads a first word without a dash as old-style option letters (input.txt holds t and u); "
+                 "`tar tf x --bogus` shows it permutes",
 }
 
 # Allowed flags the installed version does not have (it refuses them, so they

@@ -325,9 +325,9 @@ def test_gemini_plan_mode(session):
 def test_gemini_default_mode(session):
     client = usable("gemini-0.61.0")
     denied, allowed = session.run(client, "default",
-                                  [shell("find . -maxdepth 0 -exec touch canary ;"),
+                                  [shell("find . -maxdepth 0 -exec touch canary \\;"),
                                    shell("head -n 1 notes.txt")])
-    assert_denied(denied, "BP400")
+    assert_denied(denied, "BP300")
     assert TOKEN in allowed and not session.canary.exists()
 
 
