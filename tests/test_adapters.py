@@ -243,9 +243,14 @@ def test_bad_config_blocks(tmp_path):
 
 
 def test_an_internal_error_blocks(monkeypatch):
+    """A failure in the checker is a denial from the gate; one anywhere else in
+    the adapter is the harness's blocking exit."""
     import bash_policy.judge.engine
 
     monkeypatch.setattr(bash_policy.judge.engine, "check", lambda *a, **k: 1 / 0)
+    outcome = handle(GEMINI, fixture("gemini", "shell_readonly"), Options(always=True), {})
+    assert json.loads(outcome.stdout)["decision"] == "deny" and "ZeroDivisionError" in outcome.stdout
+    monkeypatch.setattr(gate.PlanGate, "decide", lambda *a, **k: 1 / 0)
     assert "internal error: ZeroDivisionError" in blocked(GEMINI, fixture("gemini", "shell_readonly"))
 
 

@@ -138,6 +138,15 @@ def test_non_string_subject_is_denied(tmp_path):
     assert gate.check_tool("Bash", {"command": ["rm", "-rf", "/"]}).action == DENY
 
 
+def test_a_failure_inside_decide_is_a_denial(tmp_path):
+    """A NUL byte makes path resolution raise; a library caller gets a denial (RT2 F22)."""
+    gate = planning(tmp_path)
+    for permission, subject, cwd in (("edit", str(tmp_path / ".plans/p.md\x00"), None),
+                                     ("shell", "cat a.txt", str(tmp_path) + "\x00")):
+        decision = gate.decide(permission, subject, cwd=cwd)
+        assert decision.action == DENY and "failed" in decision.reason, decision
+
+
 # -- states --------------------------------------------------------------------
 
 def test_off_is_reachable_from_every_state_and_lifts_the_gate(tmp_path):

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bash_policy import cli
+from bash_policy.judge import shapes
 from bash_policy.judge.codes import CODES
 from bash_policy.judge.engine import check
 from bash_policy.judge.policy import Policy
-from bash_policy.read.model import GLOB, TILDE
 
 DEFAULT = Policy.default()
 UNCAPPED = Policy.from_mapping({"limits": {"max_length": 10**8, "max_segments": 10**7}})
@@ -38,11 +38,12 @@ def assert_sound(command: str, policy: Policy = DEFAULT, cwd: str | None = None)
         assert 0 <= denial.span.start <= denial.span.end <= len(command), denial
     if verdict.allowed:
         assert not verdict.denials
-        # Allowed means understood: every word is literal or only a pathname,
-        # and every program is a whitelisted spec.
+        # Allowed means understood: every word is literal or holds only
+        # expansions the engine reasons about (issue 11: `rg -- $0`), and every
+        # program is a whitelisted spec.
         for segment in verdict.segments:
             for word in segment.words:
-                assert word.value is not None or {e.kind for e in word.expansions} <= {GLOB, TILDE}
+                assert word.value is not None or shapes.unknown_kinds_allowed(word), word
             if segment.words:
                 name = segment.words[0].value.rpartition("/")[2]
                 assert policy.spec(name) is not None, name

@@ -106,3 +106,19 @@ def test_values_of_flags_that_read_a_file_are_looked_up(tmp_path):
     assert codes("grep -f p f", tmp_path) == ["BP601"]
     assert codes("grep -f in f\nls", tmp_path) == ["BP108"]
     assert check("grep -f f f\nls", cwd=str(tmp_path)).allowed
+
+
+def test_files_a_rule_reads_are_looked_up(tmp_path):
+    """Files named where the engine sees no file: jq's input files and
+    --slurpfile values, tar's archive, kubectl's template inside -o (RT2 F12, F21)."""
+    (tmp_path / "f.json").write_text("{}\n")
+    os.mkfifo(tmp_path / "p")
+    (tmp_path / "in").symlink_to("/dev/stdin")
+    for command in ("jq . p", "jq --slurpfile v p . f.json", "yq . p", "tar -tf p", "tar tf p",
+                    "tar -T p -tf f.json", "kubectl get -f p", "kubectl config view -o jsonpath-file=p",
+                    "kubectl get pods -o go-template-file --template=p"):
+        assert codes(command, tmp_path) == ["BP601"], command
+    for command in ("jq . in\nls", "tar -tf in\nls", "kubectl config view -o jsonpath-file=in\nls"):
+        assert codes(command, tmp_path) == ["BP108"], command
+    for command in ("jq . f.json\nls", "tar -tf f.json\nls", "kubectl config view -o jsonpath-file=f.json\nls"):
+        assert check(command, cwd=str(tmp_path)).allowed, command

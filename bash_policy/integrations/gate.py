@@ -286,6 +286,15 @@ class PlanGate:
         return self.decide(permission, subject, cwd=cwd)
 
     def decide(self, permission: str, subject: str = "*", *, cwd: str | None = None) -> Decision:
+        """Allow, ask or deny `permission` on `subject`; any internal failure
+        (a NUL byte in a path, an unreadable directory) is a denial."""
+        try:
+            return self._decide(permission, subject, cwd)
+        except Exception as error:  # never raise, never fail open
+            return self._deny(permission, subject, f"the plan gate failed ({type(error).__name__}: {error}), "
+                              "so the call is denied")
+
+    def _decide(self, permission: str, subject: str, cwd: str | None) -> Decision:
         subjects: tuple[str, ...] = (subject,)
         computed: Ruleset = ()
         verdict = None

@@ -25,6 +25,7 @@ from ..read.model import (
     FOUND_PATHS,
     GLOB,
     LOCALE,
+    OUTPUT_SUB,
     PARAMETER,
     PROCESS_SUB,
     TILDE,
@@ -141,6 +142,8 @@ SCOPE = engine_rule("scope", """With `scope_roots` set: paths outside those dire
 _EXPANSION_CODES = {
     COMMAND_SUB: (Code.BP200, "runs a command inside the word"),
     PROCESS_SUB: (Code.BP200, "runs a command inside the word"),
+    OUTPUT_SUB: (Code.BP200, "gives the program the writing end of a pipe, so a program that reads it "
+                 "never ends and one that writes to it feeds the command inside"),
     PARAMETER: (Code.BP201, "expands a variable whose value is unknown until run time"),
     ARITHMETIC: (Code.BP202, "its value is computed by arithmetic at run time"),
     BRACE: (Code.BP204, "brace expansion turns one word into several"),
@@ -246,6 +249,9 @@ class Context:
         self.pipe_source: Command | None = None
         # Checking a command a program runs in directories of its own (find -execdir).
         self.elsewhere = False
+        # How many times the command being checked may run: the product of its
+        # enclosing loops' literal word counts; None when a loop's count is unknown.
+        self.repeats: int | None = 1
         self.where: dict[int, set[str | None]] = {}  # command id -> directories (flow.py)
         self.rule = SYNTAX
         # Whether a program read so far for this command may read standard input.
@@ -343,6 +349,8 @@ def check(command: str, policy: Policy | None = None, *, cwd: str | None = None)
 def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
     if not isinstance(command, str):
         raise TypeError("command must be str")
+    if cwd is not None and (not isinstance(cwd, str) or "\0" in cwd):
+        raise ValueError("the working directory is not a path")  # no command can run there
     ctx = Context(policy, command, cwd)
     if _screen(command, ctx):
         return Verdict(command, False, tuple(ctx.denials), ())
@@ -464,12 +472,13 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = f
         shape = shapes.loop_variable(node.words or ())
         if node.name in _assigned_in(node.body):  # `read f` in the body: any value
             shape = shapes.UNKNOWN
-        with _binding(ctx, (node.name,), shape, node.span):
+        literal = node.words is not None and all(w.value is not None for w in node.words)
+        with _binding(ctx, (node.name,), shape, node.span, len(node.words or ()) if literal else None):
             _check_node(node.body, ctx, index, stdin_is_script=stdin_is_script)
     elif isinstance(node, While):
         names = _read_loop(node, ctx)
-        _check_node(node.test, ctx, index, stdin_is_script=stdin_is_script)
-        with _binding(ctx, names, shapes.UNKNOWN, node.span):
+        with _binding(ctx, names, shapes.UNKNOWN, node.span, None):  # the test runs each time too
+            _check_node(node.test, ctx, index, stdin_is_script=stdin_is_script)
             _check_node(node.body, ctx, index, stdin_is_script=stdin_is_script)
     elif isinstance(node, Case):
         for arm in node.arms:
@@ -518,11 +527,12 @@ def _check_command(node: Command, ctx: Context, index: dict[int, int], stdin_is_
 
 
 class _binding:
-    """Give loop variables their shape inside the body, and deny names that are
-    not shell-local (shapes.local_name)."""
+    """Give loop variables their shape inside the body, count how often the body
+    runs (`runs`, None: unknown), and deny names that are not shell-local
+    (shapes.local_name)."""
 
-    def __init__(self, ctx: Context, names, shape, span: Span):
-        self.ctx, self.names, self.shape = ctx, tuple(names), shape
+    def __init__(self, ctx: Context, names, shape, span: Span, runs: int | None):
+        self.ctx, self.names, self.shape, self.runs = ctx, tuple(names), shape, runs
         for name in self.names:
             if not shapes.local_name(name):
                 ctx.deny(Code.BP600, span,
@@ -531,11 +541,15 @@ class _binding:
                          "name the loop variable in lower case, e.g. `for f in …`", rule=ASSIGNMENT)
 
     def __enter__(self):
+        self.saved_repeats = self.ctx.repeats
+        if self.ctx.repeats is not None:
+            self.ctx.repeats = None if self.runs is None else self.ctx.repeats * self.runs
         self.saved = {n: self.ctx.variables.get(n) for n in self.names}
         for name in self.names:
             self.ctx.variables[name] = self.shape
 
     def __exit__(self, *exc):
+        self.ctx.repeats = self.saved_repeats
         for name, shape in self.saved.items():
             if shape is None:
                 self.ctx.variables.pop(name, None)

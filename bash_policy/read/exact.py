@@ -42,6 +42,7 @@ from .model import (
     COMMAND_SUB,
     GLOB,
     LOCALE,
+    OUTPUT_SUB,
     PARAMETER,
     PROCESS_SUB,
     TILDE,
@@ -296,7 +297,7 @@ class Reader:
             elif c == "$":
                 i = self.dollar(i, b, quoted=False)
             elif c in "<>" and self.char(i + 1)[0] == "(":
-                i = self.substitution(i, self.char(i + 1)[1], b, PROCESS_SUB)
+                i = self.substitution(i, self.char(i + 1)[1], b, PROCESS_SUB if c == "<" else OUTPUT_SUB)
             elif c in _BREAK:
                 break
             else:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 # home directory; every other kind can produce arbitrary text or run code.
 COMMAND_SUB = "command-substitution"
 PROCESS_SUB = "process-substitution"
+OUTPUT_SUB = "output-process-substitution"  # `>(…)`: the word names a pipe the command writes into
 PARAMETER = "parameter-expansion"
 ARITHMETIC = "arithmetic-expansion"
 GLOB = "glob"

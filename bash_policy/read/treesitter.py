@@ -19,6 +19,7 @@ from tree_sitter import Language, Parser
 
 from .model import (
     COMMAND_SUB,
+    OUTPUT_SUB,
     PROCESS_SUB,
     Arith,
     Assignment,
@@ -488,7 +489,7 @@ class _Builder:
         subs = list(self.substitutions(nodes))
         if not subs:
             return word
-        kept = [e for e in word.expansions if e.kind not in (COMMAND_SUB, PROCESS_SUB)]
+        kept = [e for e in word.expansions if e.kind not in (COMMAND_SUB, PROCESS_SUB, OUTPUT_SUB)]
         return Word(word.text, word.span, None, tuple(sorted(kept + subs, key=lambda e: e.span.start)),
                     word.prefix)
 
@@ -505,7 +506,7 @@ class _Builder:
                 inner = [c for c in node.children[1:-1]]
                 body = self.sequence(inner, opener.end_byte, node.children[-1].start_byte) \
                     if any(c.type != "comment" for c in inner) else None
-                kind = COMMAND_SUB if opener.type == "$(" else PROCESS_SUB
+                kind = {"$(": COMMAND_SUB, "<(": PROCESS_SUB}.get(opener.type, OUTPUT_SUB)
                 yield Expansion(kind, self.span(node), body)
             else:
                 stack.extend(reversed(node.children))

@@ -17,6 +17,7 @@ from .model import (
     EXTGLOB,
     GLOB,
     LOCALE,
+    OUTPUT_SUB,
     PARAMETER,
     PROCESS_SUB,
     TILDE,
@@ -150,7 +151,7 @@ def _scan(text: str, start: int, where: list[int] | None) -> Word:
             expansion(EXTGLOB, i, n)
             break
         elif c in "<>" and i + 1 < n and text[i + 1] == "(":
-            expansion(PROCESS_SUB, i, n)
+            expansion(PROCESS_SUB if c == "<" else OUTPUT_SUB, i, n)
             break
         elif c == "~" and _tilde_position(text, i, out):
             expansion(TILDE, i, i + 1)

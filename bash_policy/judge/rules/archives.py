@@ -10,6 +10,7 @@ changes an archive unless it only shows files (-sf).
 from __future__ import annotations
 
 from ..codes import Code, Effect
+from ..special import names_stdin
 from . import rule
 
 _ZIP_SHOW = {"-sf", "--show-files", "-su", "-sU", "-sc"}
@@ -35,7 +36,8 @@ def _deny_remote(ctx, word, value: str) -> None:
       allow=["tar tzf a.tgz", "tar -tf ./a:b.tar", "tar --force-local -tf a:b.tar"])
 def tar_archive(inv, ctx) -> None:
     """tar's old-style first word (`tar xzf`), read letter by letter, and remote archives.
-    The first word's letters are options, so `xzf` extracts; `-f HOST:FILE` runs rsh or ssh."""
+    The first word's letters are options, so `xzf` extracts; `-f HOST:FILE` runs rsh or ssh.
+    Without an archive tar reads one from standard input."""
     spec, local = inv.spec, inv.has("--force-local")
     archives = [(use.value_word or use.word, use.value) for use in inv.uses("-f")]
     first = inv.words[1] if len(inv.words) > 1 else None
@@ -67,6 +69,8 @@ def tar_archive(inv, ctx) -> None:
         for word, value in archives:
             if value is not None and _remote(value):
                 _deny_remote(ctx, word, value)
+    if not archives or any(value in (None, "-") or names_stdin(value, ctx.cwd) for _, value in archives):
+        ctx.reads_stdin = True  # no -f (Debian's default archive is `-`), or -f -
 
 
 @rule("unzip_mode", codes=[Code.BP406, Code.BP400],

@@ -1,4 +1,4 @@
-"""docker: `stats` that ends, and Compose projects whose files stay local.
+"""docker: `stats` that ends, and Compose projects whose files stay local; kubectl's files in flag values.
 
 `docker stats` streams until it is stopped unless `--no-stream` is given.
 Compose loads the project's compose files before `ps`, `top`, `logs`,
@@ -16,10 +16,12 @@ from __future__ import annotations
 import os
 import re
 
+from ...read.model import Word
 from ...repo.files import Unreadable, physical
 from ..codes import Code, Effect
 from . import rule
 from .cd import known_directories
+from .files import check_read_paths
 
 _NO_CWD_NOTE = ("compose files were not looked at: no working directory was given "
                 "(check(cmd, cwd=DIR) or --cwd DIR)")
@@ -177,3 +179,38 @@ def docker_compose_files(inv, ctx) -> None:
                          "label=com.docker.compose.project=NAME` lists the project's containers",
                          Effect.NETWORK)
                 return
+
+
+# kubectl output formats whose value after `=` (or, bare, the --template value) is a file.
+_TEMPLATE_FILE_FORMATS = frozenset({"go-template-file", "templatefile", "jsonpath-file", "custom-columns-file"})
+
+
+@rule("kubectl_files", codes=[Code.BP403, Code.BP601],
+      deny=["kubectl get -f https://example.com/pod.yaml", "kubectl get pods -o jsonpath-file=/dev/zero",
+            "kubectl get pods -o go-template-file --template=/dev/zero"],
+      allow=["kubectl get -f pod.yaml", "kubectl get pods -o jsonpath='{.items[*].metadata.name}'",
+             "kubectl get pods -o go-template-file=t.tmpl", "kubectl get pods --template='{{.kind}}' -o go-template"],
+      reads=("-f", "--filename", "-o", "--output", "--template"))
+def kubectl_files(inv, ctx) -> None:
+    """kubectl -f URL, which fetches from any host, and template files named inside -o.
+    `-o jsonpath-file=PATH` (and go-template-file=, templatefile=,
+    custom-columns-file=) reads PATH, and the bare form reads the --template
+    value as a file (kubectl 1.32, tried): each is judged as a file read."""
+    paths = []
+    for use in inv.uses("-f", "--filename"):
+        if use.value is not None and "://" in use.value:
+            ctx.deny(Code.BP403, (use.value_word or use.word).span,
+                     f"`{inv.spec.display} -f {use.value}` fetches the manifest from that address",
+                     "download nothing in plan mode; name a local file", Effect.NETWORK)
+    template_is_file = False
+    for use in inv.uses("-o", "--output"):
+        form, eq, path = (use.value or "").partition("=")
+        if form in _TEMPLATE_FILE_FORMATS:
+            if eq:
+                paths.append(Word(path, (use.value_word or use.word).span, path))
+            else:
+                template_is_file = True
+    if template_is_file:
+        paths += [Word(use.value, (use.value_word or use.word).span, use.value)
+                  for use in inv.uses("--template") if use.value is not None]
+    check_read_paths(paths, ctx, inv.spec.display)

@@ -17,7 +17,7 @@ import os
 from ...read.model import GLOB
 from ...repo.files import resolve
 from ..codes import Code, Effect
-from ..special import on_disk
+from ..special import names_stdin, on_disk, special_file
 from . import engine_rule
 
 SPECIAL = engine_rule("special_operand", """Read operands that resolve to a FIFO, socket or device instead of a file.
@@ -121,6 +121,24 @@ def check_special_operands(positionals, ctx) -> None:
                      "read a regular file; look at what the name is with `ls -l` or `stat`",
                      Effect.HANG, rule=SPECIAL)
             break
+
+
+def check_read_paths(words, ctx, display: str) -> None:
+    """Paths a program reads that hide inside a flag's value (`kubectl -o
+    jsonpath-file=PATH`), judged as the engine judges a `reads` flag's value:
+    `-` or /dev/stdin reads standard input, a device or kernel file denies,
+    a FIFO or link to one in the directory denies."""
+    on_disk_checked = []
+    for word in words:
+        if word.value == "-" or names_stdin(word.value, ctx.cwd):
+            ctx.reads_stdin = True
+        elif special_file(word.value, ctx.cwd):
+            ctx.deny(Code.BP403, word.span,
+                     f"`{display}` would read `{word.value}`, a device or kernel file whose reading "
+                     "may never end", "read a regular file", Effect.HANG)
+        else:
+            on_disk_checked.append(word)
+    check_special_operands(on_disk_checked, ctx)
 
 
 def _check_glob(word, ctx) -> None:

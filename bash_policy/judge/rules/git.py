@@ -61,6 +61,24 @@ def git_log(inv, ctx) -> None:
             _check_pretty(use.value, use.word, ctx)
 
 
+@rule("git_shortlog", codes=[Code.BP400, Code.BP403],
+      deny=["git shortlog --format='%G?' HEAD --"],
+      allow=["git shortlog -sn HEAD --\necho x", "git shortlog -sn", "git shortlog --format='%h %s' HEAD --"],
+      reads=("--pretty", "--format"), unknown_operands=True)
+def git_shortlog(inv, ctx) -> None:
+    """`git shortlog` without a revision, which summarises a log read from standard input.
+    git reads stdin whenever no revision is named, even with --all or --glob
+    when no ref matches (git 2.39.5, tried); an operand is surely a revision
+    only before `--` (otherwise an existing file is a path), so anything else
+    counts as reading stdin: the script's later lines when piped into bash
+    (corpora/redteam.txt, RT2 F1)."""
+    git_log(inv, ctx)
+    ends = [w for w in inv.words if w.value == "--"
+            and not any(use.value_word is w or use.word is w for use in inv.flags)]
+    if not (ends and any(w.span.start < ends[0].span.start for w in inv.positionals)):
+        ctx.reads_stdin = True
+
+
 def _check_pretty(value: str, word, ctx) -> None:
     body = value
     for prefix in ("format:", "tformat:"):

@@ -21,6 +21,7 @@ import re
 from ..codes import Code
 from ..special import names_stdin, special_operand
 from . import rule
+from .files import check_special_operands
 from .script import Finding, Unreadable, already_denied, judge_pieces, only_info
 
 _NUMBER = re.compile(r"\d*\.?\d*(?:[eE][+-]?\d+)?")  # always matches: digits come first
@@ -157,13 +158,17 @@ _FILE_VALUED = {"--slurpfile", "--rawfile", "--argfile"}
 
 
 def _special_inputs(inv, ctx, second_values, operands) -> None:
-    """Input files, and the files --slurpfile/--rawfile read, that are devices
-    or kernel files (`jq . /dev/zero` never ends), or standard input.  Operands after --args or
-    --jsonargs are strings, not files."""
+    """Input files, and the files --slurpfile/--rawfile read, that are devices,
+    FIFOs or kernel files (`jq . /dev/zero` never ends), or standard input, which
+    jq also reads without input files.  Operands after --args or --jsonargs are
+    strings, not files; the second word of --arg NAME VALUE is not the filter."""
     strings_from = min((use.index for use in inv.uses("--args", "--jsonargs")), default=len(inv.words))
     position = {id(w): k for k, w in enumerate(inv.words)}
-    files = [w for w in operands[1:] if position[id(w)] < strings_from]
-    files += [word for use, word in second_values if _FILE_VALUED.intersection(use.flag.names)]
+    inputs = [w for w in operands[1:] if position[id(w)] < strings_from]
+    if not inputs and not (inv.has("-n", "--null-input") and "input" not in (operands[0].value or "input")):
+        ctx.reads_stdin = True  # no input file: jq reads stdin, with -n still for `input`
+    files = inputs + [word for use, word in second_values if _FILE_VALUED.intersection(use.flag.names)]
+    check_special_operands(files, ctx)  # a FIFO or a link to /dev/stdin in the directory
     for word in files:
         if word.value in (None, "-") or names_stdin(word.value, ctx.cwd):
             ctx.reads_stdin = True  # `--rawfile a /dev/stdin`: the script, when piped to bash

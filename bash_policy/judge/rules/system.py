@@ -109,10 +109,14 @@ def read_names(inv, ctx) -> None:
                      "read into a lower-case name: `read -r line`", Effect.STATE)
 
 
-@rule("sleep_bounded", codes=[Code.BP406], deny=["sleep 1000", "sleep inf"], allow=["sleep 2"])
+@rule("sleep_bounded", codes=[Code.BP406],
+      deny=["sleep 1000", "sleep inf", "for f in *; do sleep 1; done", "for f in a b c d; do sleep 10; done"],
+      allow=["sleep 2", "for f in a b; do sleep 1; done"])
 def sleep_bounded(inv, ctx) -> None:
     """`sleep` for longer than the plan-mode limit, or for a duration that is not a plain number.
-    `sleep inf` never ends; the total may be at most SLEEP_LIMIT_SECONDS."""
+    `sleep inf` never ends; the total may be at most SLEEP_LIMIT_SECONDS, counted
+    over every run of the loops around it (one over a glob or `read` runs an
+    unknown number of times)."""
     total = 0.0
     for word in inv.positionals:
         match = _DURATION.fullmatch(word.value or "")
@@ -122,22 +126,29 @@ def sleep_bounded(inv, ctx) -> None:
                      f"write a number of seconds up to {SLEEP_LIMIT_SECONDS}, e.g. `sleep 2`", Effect.HANG)
             return
         total += float(match[1]) * _UNIT_SECONDS[match[2]]
-    if total > SLEEP_LIMIT_SECONDS:
+    if total and ctx.repeats is None:
+        ctx.deny(Code.BP406, inv.words[0].span,
+                 "`sleep` in a loop that runs an unknown number of times may sleep for ever",
+                 "sleep outside the loop, or loop over words written out", Effect.HANG)
+    elif total * (ctx.repeats or 1) > SLEEP_LIMIT_SECONDS:
+        times = f" × {ctx.repeats} runs of its loop" if ctx.repeats != 1 else ""
         ctx.deny(Code.BP406, inv.positionals[-1].span,
-                 f"`sleep` for {total:g} seconds exceeds the plan-mode limit of {SLEEP_LIMIT_SECONDS}",
-                 f"sleep at most {SLEEP_LIMIT_SECONDS} seconds", Effect.HANG)
+                 f"`sleep` for {total:g} seconds{times} exceeds the plan-mode limit of {SLEEP_LIMIT_SECONDS}",
+                 f"sleep at most {SLEEP_LIMIT_SECONDS} seconds in all", Effect.HANG)
 
 
 @rule("seq_bounded", codes=[Code.BP406],
-      deny=["seq inf", "seq 1 100000000", "seq 1 1e-30 1.0000000000000001", "seq 0 1e-320 1"],
-      allow=["seq 1 10", "seq 1e400 1", "seq -5 5"])
+      deny=["seq inf", "seq 1 100000000", "seq 1 1e-30 1.0000000000000001", "seq 0 1e-320 1",
+            "for f in *; do seq 3; done"],
+      allow=["seq 1 10", "seq 1e400 1", "seq -5 5", "for n in 1 2; do seq 5; done"])
 def seq_bounded(inv, ctx) -> None:
     """`seq` ranges longer than the plan-mode limit, or with operands that are not plain numbers.
     `seq inf` never ends.  GNU seq steps in long double (integers exactly), so
     `seq 1 1e-30 1.0000000000000001` prints about 10^14 lines although the
     bounds look equal as doubles: the count is computed in exact decimal
     arithmetic, which long double never exceeds.  Negative numbers reach the
-    rule as numeric flags (`-5`), so the operands are gathered from both."""
+    rule as numeric flags (`-5`), so the operands are gathered from both.  In a
+    loop the count is multiplied by the loop's runs (unknown: denied)."""
     numbers = sorted([w for w in inv.positionals]
                      + [use.word for use in inv.flags if use.flag.names == ("-NUM",)],
                      key=lambda w: w.span.start)
@@ -153,9 +164,14 @@ def seq_bounded(inv, ctx) -> None:
     if not 1 <= len(values) <= 3:
         return  # seq itself rejects the call
     lines = _seq_lines(values)
+    looped = bool(lines) and ctx.repeats != 1
+    if looped:
+        lines = None if ctx.repeats is None else lines * ctx.repeats
     if lines is None or lines > SEQ_LIMIT_LINES:
-        count = ("endlessly" if lines is None else "more than 10^18 lines" if lines >= _HUGE
-                 else f"{lines} lines")
+        count = ("endlessly" if lines is None and not looped
+                 else "lines in a loop that runs an unknown number of times" if lines is None
+                 else "more than 10^18 lines" if lines >= _HUGE
+                 else f"{lines} lines" + (" over the runs of its loop" if looped else ""))
         ctx.deny(Code.BP406, numbers[-1].span,
                  f"`seq` would print {count}; "
                  f"the plan-mode limit is {SEQ_LIMIT_LINES}",
