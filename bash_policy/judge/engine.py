@@ -994,7 +994,7 @@ class ArgvReader:
 
     def subcommand(self, word: Word, value: str) -> None:
         spec = self.spec
-        sub = spec.subcommands.get(value)
+        sub = spec.subcommands.get(spec.sub_aliases.get(value, value))
         if sub is None:
             allowed = sorted(name for name, s in spec.subcommands.items() if s.denied is None)
             self.deny(Code.BP405, word.span, f"`{spec.display} {value}` is not a read-only subcommand",
