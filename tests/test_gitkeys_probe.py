@@ -44,7 +44,9 @@ COMMANDS = [
     "symbolic-ref HEAD", "show-branch", "count-objects -v", "var -l", "version",
     "check-ignore -v x", "check-attr -a f.txt", "check-ref-format --branch master", "fsck",
     "branch -v -a", "tag -n", "config --list", "remote -v", "remote show -n origin",
-    "stash list", "stash show -p", "worktree list",
+    "stash list", "stash show -p", "worktree list", "notes list", "notes show HEAD",
+    "hash-object f.txt", "check-mailmap 'T <t@example.com>'", "stripspace -s", "column",
+    "rerere status", "rerere diff", "help -a", "help -c",
 ]
 PROGRAM_OK = re.compile(r"^(/usr/bin/git|/usr/lib/git-core/git(-[a-z-]+)?)$")
 # A git child that fetches, serves, or runs maintenance acts on the network or writes.

@@ -339,7 +339,7 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         subcommands=MappingProxyType(subs),
         aliases=aliases,
         sub_aliases=MappingProxyType(sub_aliases),
-        subcommand_required=bool(table.get("subcommand_required", bool(subs))),
+        subcommand_required=_subcommand_required(table, subs, where),
         denied=denied,
         hook=hook,
         numeric_flag=bool(table.get("numeric_flag", False)),
@@ -354,6 +354,15 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         examples_allow=examples_allow,
         examples_deny=examples_deny,
     )
+
+
+def _subcommand_required(table: Mapping[str, Any], subs: Mapping[str, Any], where: str) -> bool:
+    """Whether a spec with subcommands must be given one (the default): `git rerere`
+    alone records resolutions; `subcommand_required = false` allows it bare."""
+    required = table.get("subcommand_required", bool(subs))
+    if not isinstance(required, bool):
+        raise SpecError(f"{where}.subcommand_required: must be true or false")
+    return required
 
 
 def _harmless(table: Mapping[str, Any], flags: Mapping[str, Flag], positionals: Positionals,

@@ -181,6 +181,21 @@ def git_reflog(inv, ctx) -> None:
                  "use `git reflog` or `git reflog show REF` to read them", Effect.STATE)
 
 
+@rule("git_help", codes=[Code.BP405],
+      deny=["git help log", "git help -a log"], allow=["git help -a", "git help -g", "git help"])
+def git_help(inv, ctx) -> None:
+    """`git help NAME`, which opens a manual page.
+    With a name git runs man (a pager), info or a web browser; without one it
+    prints lists of commands, guides or config names."""
+    if inv.positionals:
+        word = inv.positionals[0]
+        ctx.deny(Code.BP405, word.span,
+                 f"`git help {word.text}` opens the manual page of `{word.text}` in man (a pager), "
+                 "info or a web browser",
+                 f"use `git {word.text} -h` for a usage summary, or `git help -a` to list commands",
+                 Effect.INTERACTIVE)
+
+
 @rule("git_remote_show", codes=[Code.BP406],
       deny=["git remote show origin"], allow=["git remote show -n origin"])
 def git_remote_show(inv, ctx) -> None:
