@@ -47,6 +47,7 @@ COMMANDS = [
     "stash list", "stash show -p", "worktree list", "notes list", "notes show HEAD",
     "hash-object f.txt", "check-mailmap 'T <t@example.com>'", "stripspace -s", "column",
     "rerere status", "rerere diff", "help -a", "help -c", "clean -n -d -x", "prune -n -v",
+    "bisect log", "bisect terms",
 ]
 PROGRAM_OK = re.compile(r"^(/usr/bin/git|/usr/lib/git-core/git(-[a-z-]+)?)$")
 # A git child that fetches, serves, or runs maintenance acts on the network or writes.
