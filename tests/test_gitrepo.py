@@ -434,6 +434,19 @@ def test_a_bisect_term_named_log_makes_bisect_log_check_out(repo):
 
 
 @needs_git
+def test_rerere_needs_an_existing_rr_cache(repo):
+    """With rerere.enabled (repository config allows it as inert, or the user's),
+    `git rerere status` makes .git/rr-cache when it is missing (git 2.39.5)."""
+    _config(repo, "[rerere]\n\tenabled = true\n")
+    for command in ("git rerere status", "git rerere diff", "git -C src rerere remaining"):
+        assert _codes(command, repo) == ["BP601"]
+    subprocess.run(["git", "rerere", "status"], cwd=repo, check=True, capture_output=True,
+                   env={"PATH": os.environ["PATH"], "HOME": "/nonexistent", "GIT_CONFIG_NOSYSTEM": "1"})
+    assert (repo / ".git" / "rr-cache").is_dir(), "the write should be real: git made rr-cache"
+    assert check("git rerere status", cwd=str(repo)).allowed
+
+
+@needs_git
 def test_a_bisect_terms_fifo_denies(repo):
     """`git bisect terms` blocks opening a FIFO BISECT_TERMS (git 2.39.5); the
     checker reads it without blocking and denies."""

@@ -1,4 +1,5 @@
-"""git: deny a command whose repository holds config, hooks, promisor remotes or bisect terms it would act on.
+"""git: deny a command whose repository holds config, hooks, promisor remotes or bisect terms it
+would act on, or lacks the rr-cache `git rerere` would create.
 
 Called from git's top-level hook with the global options read.  The
 repository is the one git would use: the segment's directory (after earlier
@@ -191,6 +192,13 @@ def git_repo_config(inv, ctx) -> None:
                      f"({os.path.join(repo.git_dir, 'BISECT_TERMS')}), so `git bisect {term}` marks "
                      "the current commit and checks out another",
                      "end that bisection (`git bisect reset`) outside plan mode", Effect.STATE)
+        if sub == "rerere" and not os.path.isdir(os.path.join(repo.common_dir, "rr-cache")):
+            ctx.deny(Code.BP601, anchor,
+                     f"the repository at {where} has no rr-cache directory "
+                     f"({os.path.join(repo.common_dir, 'rr-cache')}): with rerere.enabled set in any "
+                     "config, `git rerere` creates it before it reads anything",
+                     "without rr-cache rerere has recorded nothing, so there is nothing to show",
+                     Effect.WRITE)
         if report.promisor and _may_fetch(sub, rest):
             ctx.deny(Code.BP601, anchor,
                      f"the repository at {where} is a partial clone ({report.promisor[0]}): "
