@@ -77,6 +77,8 @@ def reference_md(policy: Policy | None = None) -> str:
 
 def _program(spec: CommandSpec, level: int = 2) -> list[str]:
     out = ["", f"{'#' * level} {spec.display}", ""]
+    if spec.aliases:
+        out += ["Also called " + ", ".join(f"`{a}`" for a in spec.aliases) + ".", ""]
     if spec.summary:
         out += [spec.summary, ""]
     if spec.checked:

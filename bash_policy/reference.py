@@ -68,6 +68,8 @@ def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
     """One program's spec; long flag lists wrap at `width`."""
     pad = "  " * depth
     out = [f"{pad}{spec.display}: {spec.summary}".rstrip(": ")]
+    if spec.aliases:
+        out.append(f"{pad}  also called: {', '.join(spec.aliases)}")
     if spec.checked:
         out += textwrap.wrap(spec.checked, max(width, 40), initial_indent=f"{pad}  checked: ",
                              subsequent_indent=f"{pad}           ", break_on_hyphens=False)
@@ -89,7 +91,8 @@ def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
 
 
 def describe_json(spec: CommandSpec) -> dict[str, Any]:
-    data: dict[str, Any] = {"name": spec.display, "summary": spec.summary, "checked": spec.checked}
+    data: dict[str, Any] = {"name": spec.display, "summary": spec.summary, "checked": spec.checked,
+                            "aliases": list(spec.aliases)}
     if spec.denied:
         data["denied"] = {"category": _kind(spec.denied), "why": spec.denied.why,
                           "fix": spec.denied.fix}

@@ -23,6 +23,18 @@ flags = ["-o/--output=FORMAT{json,yaml}", "-s/--sort=COLUMN"]
     assert not check("tokei src", Policy.default()).allowed
 
 
+def test_a_subcommand_alias_is_the_same_subcommand(tmp_path):
+    policy = Policy.from_file(write(tmp_path, "bash-policy.toml", """
+[programs.tool.sub.list]
+aliases = ["ls"]
+flags = ["--all"]
+positionals = "none"
+"""))
+    assert check("tool ls --all", policy).allowed
+    assert [d.code for d in check("tool ls x", policy).denials] == ["BP406"]
+    assert [d.code for d in check("tool l", policy).denials] == ["BP405"]
+
+
 def test_user_can_deny_one_flag_of_a_builtin(tmp_path):
     policy = Policy.from_file(write(tmp_path, "bash-policy.toml", """
 [programs.rg.deny."-n/--line-number"]
@@ -72,6 +84,9 @@ def test_no_config_means_defaults(tmp_path):
     ("[limits]\nmax_length = -1\n", "max_length"),
     ("trusted_dirs = '/usr/bin'\n", "trusted_dirs"),
     ("this is = = not toml\n", "invalid TOML"),
+    ("[programs.x]\npositionals = 'read'\naliases = ['y']\n", "only a subcommand has aliases"),
+    ("[programs.x.sub.a]\npositionals = 'none'\naliases = ['b']\n[programs.x.sub.b]\n"
+     "positionals = 'none'\n", "'b' already names a subcommand"),
 ])
 def test_bad_config_names_file_and_key(tmp_path, text, needle):
     path = write(tmp_path, "bash-policy.toml", text)

@@ -5,9 +5,9 @@ that is riskiest (a canary script's path, `true`, or the one value allowed),
 a fixture repository gets the key, and a script running one use of every
 read-only subcommand the git spec allows runs under `strace -f`.  The probe
 fails when that run starts a program other than git's own (or a git that
-fetches, serves or runs maintenance), connects to an inet address, or opens
-a file for writing outside .git/index, beyond what the same script did
-without the key.  A key added to the allowlist is probed by this test too.
+fetches, serves or runs maintenance), connects to an inet address, opens
+a file for writing outside .git/index or makes a directory, beyond what the
+same script did without the key.  A key added to the allowlist is probed by this test too.
 
 The whole list takes a few minutes; CI (CI=true) or BP_PROBE_ALL=1 probes
 every key, other runs every fifth.
@@ -44,7 +44,10 @@ COMMANDS = [
     "symbolic-ref HEAD", "show-branch", "count-objects -v", "var -l", "version",
     "check-ignore -v x", "check-attr -a f.txt", "check-ref-format --branch master", "fsck",
     "branch -v -a", "tag -n", "config --list", "remote -v", "remote show -n origin",
-    "stash list", "stash show -p", "worktree list",
+    "stash list", "stash show -p", "worktree list", "notes list", "notes show HEAD",
+    "hash-object f.txt", "check-mailmap 'T <t@example.com>'", "stripspace -s", "column",
+    "rerere status", "rerere diff", "help -a", "help -c", "clean -n -d -x", "prune -n -v",
+    "bisect log", "bisect terms",
 ]
 PROGRAM_OK = re.compile(r"^(/usr/bin/git|/usr/lib/git-core/git(-[a-z-]+)?)$")
 # A git child that fetches, serves, or runs maintenance acts on the network or writes.
@@ -100,6 +103,9 @@ def fixture(tmp_path_factory):
     _git(repo, "mv", "g0.txt", "moved.txt", env=env)
     (repo / "f.txt").write_text("modified\n")
     (repo / ".git-blame-ignore-revs").write_text("")
+    # The checker allows `git rerere` only where rr-cache exists: without it,
+    # rerere.enabled makes rerere create the directory (found by tracing mkdir).
+    (repo / ".git" / "rr-cache").mkdir()
     return root, repo, env, canary, marker
 
 
@@ -131,7 +137,7 @@ def _effects(root: Path, repo: Path, env, name: str, pairs: list[tuple[str, str]
     script = "".join(f"git {c} >/dev/null 2>&1 </dev/null\n" for c in COMMANDS)
     log = work / "strace"
     subprocess.run(["strace", "-f", "--seccomp-bpf", "-qq", "-s", "300", "-o", str(log),
-                    "-e", "trace=execve,connect,open,openat,creat", "sh", "-c", script],
+                    "-e", "trace=execve,connect,open,openat,creat,mkdir,mkdirat", "sh", "-c", script],
                    cwd=target, env=env, capture_output=True, timeout=300)
     found = set()
     for line in log.read_text("utf-8", "replace").splitlines():
@@ -145,6 +151,8 @@ def _effects(root: Path, repo: Path, env, name: str, pairs: list[tuple[str, str]
                 found.add("git child: " + re.sub(r"^\d+\s+", "", line)[:160])
         elif "connect(" in line and re.search(r"AF_INET6?\b", line):
             found.add("network")
+        elif "mkdir" in line and "= -1" not in line:
+            found.add("made " + line.split('"')[1].replace(str(work), "WORK"))
         elif ("open" in line or "creat(" in line) and "= -1" not in line:
             if (WRITE.search(line) or "creat(" in line) and not ALLOWED_WRITE.search(line):
                 found.add("wrote " + line.split('"')[1].replace(str(work), "WORK"))

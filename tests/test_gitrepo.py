@@ -401,6 +401,62 @@ def test_promisor_pack_alone_marks_a_partial_clone(repo):
     assert check("git ls-files", cwd=str(repo)).allowed
 
 
+@needs_git
+def test_a_bisect_term_named_log_makes_bisect_log_check_out(repo):
+    """git-bisect.sh reads BISECT_TERMS before it looks for `log`: the attack is
+    real with git, and the checker denies exactly the subcommand a term names."""
+    env = {"PATH": os.environ["PATH"], "HOME": "/nonexistent", "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e"}
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    for n in range(4):
+        git("commit", "-q", "--allow-empty", "-m", f"c{n}")
+    git("bisect", "start", "HEAD", "HEAD~3")
+    assert check("git bisect log", cwd=str(repo)).allowed
+    assert check("git bisect terms --term-good", cwd=str(repo)).allowed
+    head = git("rev-parse", "HEAD")
+    (repo / ".git" / "BISECT_TERMS").write_text("log\ngood\n")
+    assert _codes("git bisect log", repo) == ["BP601"]
+    assert check("git bisect terms", cwd=str(repo)).allowed
+    git("bisect", "log")
+    assert git("rev-parse", "HEAD") != head, "the attack should be real: bisect log moved HEAD"
+    (repo / ".git" / "BISECT_TERMS").write_text("bad\n terms \n")
+    assert _codes("git -C src bisect terms", repo) == ["BP601"]
+    assert check("git bisect log", cwd=str(repo)).allowed
+    (repo / ".git" / "BISECT_TERMS").write_text("lo\\g\ngood\n")  # what `read` makes of it
+    assert _codes("git bisect log", repo) == ["BP601"]
+    (repo / ".git" / "BISECT_TERMS").write_text("log\r\ngood\n")
+    assert _codes("git bisect log", repo) == ["BP601"]
+
+
+@needs_git
+def test_rerere_needs_an_existing_rr_cache(repo):
+    """With rerere.enabled (repository config allows it as inert, or the user's),
+    `git rerere status` makes .git/rr-cache when it is missing (git 2.39.5)."""
+    _config(repo, "[rerere]\n\tenabled = true\n")
+    for command in ("git rerere status", "git rerere diff", "git -C src rerere remaining"):
+        assert _codes(command, repo) == ["BP601"]
+    subprocess.run(["git", "rerere", "status"], cwd=repo, check=True, capture_output=True,
+                   env={"PATH": os.environ["PATH"], "HOME": "/nonexistent", "GIT_CONFIG_NOSYSTEM": "1"})
+    assert (repo / ".git" / "rr-cache").is_dir(), "the write should be real: git made rr-cache"
+    assert check("git rerere status", cwd=str(repo)).allowed
+
+
+@needs_git
+def test_a_bisect_terms_fifo_denies(repo):
+    """`git bisect terms` blocks opening a FIFO BISECT_TERMS (git 2.39.5); the
+    checker reads it without blocking and denies."""
+    os.mkfifo(repo / ".git" / "BISECT_TERMS")
+    verdict = check("git bisect terms", cwd=str(repo))
+    assert [d.code for d in verdict.denials] == ["BP601"]
+    assert "FIFO" in verdict.denials[0].message
+    assert check("git log", cwd=str(repo)).allowed
+
+
 def test_without_cwd_a_note_says_nothing_was_checked():
     verdict = check("git status")
     assert verdict.allowed and any("not checked" in n for n in verdict.notes)

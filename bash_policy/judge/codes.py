@@ -278,7 +278,9 @@ _TABLE: tuple[CodeInfo, ...] = (
          "Repository content the command would act on: a git config key (in the repository's "
          "config, an included file, a worktree or submodule config) outside the allowlist of keys "
          "known to be inert, a post-index-change hook, a partial clone for a git command that reads "
-         "objects (git would fetch them), a project .npmrc key outside npm's inert list, a read "
+         "objects (git would fetch them), a bisect term in BISECT_TERMS that names the `git bisect` "
+         "subcommand given, a missing rr-cache directory for `git rerere` (rerere.enabled makes it "
+         "create one), a project .npmrc key outside npm's inert list, a read "
          "operand that resolves to a FIFO, socket or device, a config file git or npm would hang or "
          "die on; cargo or rustc under a rust-toolchain file that rustup would install; "
          "also any of these after a `cd` whose target the checker cannot resolve.",

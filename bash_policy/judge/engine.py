@@ -823,6 +823,7 @@ class ArgvReader:
                  appended: Appended | None):
         self.spec = spec
         self.words = words
+        self.named_by = words[start - 1]  # the program or subcommand word
         self.i = start
         self.ctx = ctx
         self.appended = appended
@@ -1008,7 +1009,7 @@ class ArgvReader:
 
     def subcommand(self, word: Word, value: str) -> None:
         spec = self.spec
-        sub = spec.subcommands.get(value)
+        sub = spec.subcommands.get(spec.sub_aliases.get(value, value))
         if sub is None:
             allowed = sorted(name for name, s in spec.subcommands.items() if s.denied is None)
             self.deny(Code.BP405, word.span, f"`{spec.display} {value}` is not a read-only subcommand",
@@ -1183,6 +1184,11 @@ class ArgvReader:
 
     # -- judging what was read -----------------------------------------------
     def finish(self, has_sub: bool) -> None:
+        spec = self.spec
+        if not has_sub and spec.subcommands and spec.subcommand_required:
+            allowed = sorted(name for name, s in spec.subcommands.items() if s.denied is None)
+            self.deny(Code.BP405, self.named_by.span, f"`{spec.display}` needs a subcommand",
+                      f"use one of: {', '.join(allowed)}", rule=SUBCOMMAND)
         if not has_sub:
             self.check_positionals()
             if self.reads_stdin():

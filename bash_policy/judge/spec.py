@@ -117,6 +117,10 @@ class CommandSpec:
     flags: Mapping[str, Flag] = field(default_factory=dict)
     positionals: Positionals = Positionals()
     subcommands: Mapping[str, CommandSpec] = field(default_factory=dict)
+    # Other names of this subcommand (`gh pr ls` is `gh pr list`), and, on its
+    # parent, each alias with the name it stands for.
+    aliases: tuple[str, ...] = ()
+    sub_aliases: Mapping[str, str] = field(default_factory=dict)
     subcommand_required: bool = False
     denied: Reason | None = None
     hook: str | None = None
@@ -232,7 +236,7 @@ def _effect(table: Any, where: str) -> Reason:
 _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
-    "requires_env", "examples", "permute", "obsolete", "stdin", "stdin_skip", "harmless",
+    "requires_env", "examples", "permute", "obsolete", "stdin", "stdin_skip", "harmless", "aliases",
 }
 STDIN_MODES = ("always", "never", "no-files")
 
@@ -286,10 +290,18 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
     stdin_skip = table.get("stdin_skip", 0)
     if not isinstance(stdin_skip, int) or stdin_skip < 0:
         raise SpecError(f"{where}.stdin_skip: must be a non-negative integer")
-    subs = {}
+    aliases = tuple(_list_of_str(table.get("aliases", []), f"{where}.aliases"))
+    if aliases and not path[:-1]:
+        raise SpecError(f"{where}.aliases: only a subcommand has aliases (a program uses alias_of)")
+    subs: dict[str, CommandSpec] = {}
+    sub_aliases: dict[str, str] = {}
     for sub_name, sub_table in dict(table.get("sub", {})).items():
         subs[sub_name] = build_spec(sub_name, sub_table, f"{where}.sub.{sub_name}", path, fragments,
                                     rule_exists, stdin)
+        for alias in subs[sub_name].aliases:
+            if alias in table["sub"] or alias in sub_aliases:
+                raise SpecError(f"{where}.sub.{sub_name}.aliases: {alias!r} already names a subcommand")
+            sub_aliases[alias] = sub_name
     denied = _effect(table["denied"], f"{where}.denied") if "denied" in table else None
     # No default that allows: a spec must say what its operands are.  Only a
     # program that is denied whole, or whose first operand picks a subcommand,
@@ -325,7 +337,9 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         flags=MappingProxyType(flags),
         positionals=positionals,
         subcommands=MappingProxyType(subs),
-        subcommand_required=bool(table.get("subcommand_required", bool(subs))),
+        aliases=aliases,
+        sub_aliases=MappingProxyType(sub_aliases),
+        subcommand_required=_subcommand_required(table, subs, where),
         denied=denied,
         hook=hook,
         numeric_flag=bool(table.get("numeric_flag", False)),
@@ -340,6 +354,15 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         examples_allow=examples_allow,
         examples_deny=examples_deny,
     )
+
+
+def _subcommand_required(table: Mapping[str, Any], subs: Mapping[str, Any], where: str) -> bool:
+    """Whether a spec with subcommands must be given one (the default): `git rerere`
+    alone records resolutions; `subcommand_required = false` allows it bare."""
+    required = table.get("subcommand_required", bool(subs))
+    if not isinstance(required, bool):
+        raise SpecError(f"{where}.subcommand_required: must be true or false")
+    return required
 
 
 def _harmless(table: Mapping[str, Any], flags: Mapping[str, Flag], positionals: Positionals,

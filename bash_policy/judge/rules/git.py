@@ -26,6 +26,7 @@ _CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch
 _CONFIG_WRITES = frozenset({"set", "unset", "rename-section", "remove-section", "edit"})
 _STASH_READS = frozenset({"list", "show"})
 _REFLOG_WRITES = frozenset({"expire", "delete", "drop"})
+_DELETES = {"clean": "deletes untracked files", "prune": "deletes unreachable objects"}
 
 
 @rule("git_global", codes=[Code.BP400, Code.BP601],
@@ -197,6 +198,36 @@ def git_reflog(inv, ctx) -> None:
         word = inv.positionals[0]
         ctx.deny(Code.BP405, word.span, f"`git reflog {word.value}` deletes reflog entries",
                  "use `git reflog` or `git reflog show REF` to read them", Effect.STATE)
+
+
+@rule("git_dry_run", codes=[Code.BP405],
+      deny=["git clean -fd", "git prune"], allow=["git clean -n -d", "git prune --dry-run -v"],
+      reads=("--dry-run",))
+def git_dry_run(inv, ctx) -> None:
+    """`git clean` and `git prune` without -n/--dry-run, which delete.
+    With -n they only list what they would delete (git 2.39.5 under strace:
+    nothing unlinked, even with -f); --no-dry-run is not an allowed flag."""
+    if inv.has("--dry-run"):
+        return
+    name = inv.spec.name
+    word = next((w for w in inv.words if w.value == name), inv.words[0])
+    ctx.deny(Code.BP405, word.span, f"`git {name}` without -n/--dry-run {_DELETES[name]}",
+             f"add -n to list what it would delete: `git {name} -n`", Effect.STATE)
+
+
+@rule("git_help", codes=[Code.BP405],
+      deny=["git help log", "git help -a log"], allow=["git help -a", "git help -g", "git help"])
+def git_help(inv, ctx) -> None:
+    """`git help NAME`, which opens a manual page.
+    With a name git runs man (a pager), info or a web browser; without one it
+    prints lists of commands, guides or config names."""
+    if inv.positionals:
+        word = inv.positionals[0]
+        ctx.deny(Code.BP405, word.span,
+                 f"`git help {word.text}` opens the manual page of `{word.text}` in man (a pager), "
+                 "info or a web browser",
+                 f"use `git {word.text} -h` for a usage summary, or `git help -a` to list commands",
+                 Effect.INTERACTIVE)
 
 
 @rule("git_remote_show", codes=[Code.BP406],

@@ -1,4 +1,5 @@
-"""git: deny a command whose repository holds config, hooks or promisor remotes it would act on.
+"""git: deny a command whose repository holds config, hooks, promisor remotes or bisect terms it
+would act on, or lacks the rr-cache `git rerere` would create.
 
 Called from git's top-level hook with the global options read.  The
 repository is the one git would use: the segment's directory (after earlier
@@ -14,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 
-from ...repo.files import Unreadable, physical
+from ...repo.files import Unreadable, physical, read_text
 from ...repo.gitconfig import ConfigSyntaxError
 from ...repo.gitrepo import Repository, discover, inspect, open_git_dir
 from ..codes import Code, Effect
@@ -103,6 +104,53 @@ def _may_fetch(sub: str | None, rest) -> bool:
     return True
 
 
+def _shell_reads(text: str, count: int) -> list[str]:
+    """What `count` plain `read VAR`s (no -r) assign from `text`: a backslash
+    quotes the next character, backslash-newline joins lines, blanks at both
+    ends go.  (Escaped blanks at the ends would stay; they are stripped too,
+    since no word allowed after `git bisect` begins or ends with a blank.)"""
+    values, i = [], 0
+    for _ in range(count):
+        out: list[str] = []
+        while i < len(text):
+            ch = text[i]
+            i += 1
+            if ch == "\\" and i < len(text):
+                if text[i] != "\n":
+                    out.append(text[i])
+                i += 1
+            elif ch == "\n":
+                break
+            elif ch != "\\":
+                out.append(ch)
+        values.append("".join(out).strip(" \t\n"))
+    return values
+
+
+def _bisect_terms(text: str) -> set[str]:
+    """Every word a reader of BISECT_TERMS may take for a term: git's C
+    helper takes the first two lines as they are (tried: `log\\r` is no term
+    for git 2.39.5), git-bisect.sh takes them with `read` (the shell-only
+    bisect of older releases acts on that alone); both spellings are kept."""
+    lines = text.split("\n")[:2]
+    terms = set(lines) | {line.removesuffix("\r") for line in lines}
+    return terms | set(_shell_reads(text, 2))
+
+
+def _bisect_term(repo: Repository, word: str | None) -> str | None:
+    """`word` when $GIT_DIR/BISECT_TERMS names it as a term.  git-bisect.sh
+    matches its first operand against the terms before `log`, so a term `log`
+    turns `git bisect log` into marking HEAD and checking out another commit,
+    and a term `terms` does the same to `git bisect terms` (tried: git 2.39.5;
+    git refuses such terms, but the file is repository content).  A
+    BISECT_TERMS that is a FIFO raises Unreadable: `git bisect terms` blocks
+    opening it (tried: git 2.39.5)."""
+    text = read_text(os.path.join(repo.git_dir, "BISECT_TERMS"))
+    if not text or word is None:
+        return None
+    return word if word in _bisect_terms(text) else None
+
+
 def _deny_findings(report, where: str, anchor, ctx) -> None:
     for finding in report.findings:
         if finding.kind == "hook":
@@ -131,12 +179,26 @@ def git_repo_config(inv, ctx) -> None:
                 continue
             checked.add(repo.git_dir)
             report = inspect(repo, trusted)
+            term = _bisect_term(repo, rest[0].value) if sub == "bisect" and rest else None
         except (ConfigSyntaxError, Unreadable) as error:
             ctx.deny(Code.BP601, anchor, f"the repository at {directory} cannot be "
                      f"judged: {error}", "fix or remove that file, or run git outside plan mode",
                      Effect.EXEC)
             continue
         _deny_findings(report, where, anchor, ctx)
+        if term is not None:
+            ctx.deny(Code.BP601, anchor,
+                     f"the repository at {where} bisects with a term named `{term}` "
+                     f"({os.path.join(repo.git_dir, 'BISECT_TERMS')}), so `git bisect {term}` marks "
+                     "the current commit and checks out another",
+                     "end that bisection (`git bisect reset`) outside plan mode", Effect.STATE)
+        if sub == "rerere" and not os.path.isdir(os.path.join(repo.common_dir, "rr-cache")):
+            ctx.deny(Code.BP601, anchor,
+                     f"the repository at {where} has no rr-cache directory "
+                     f"({os.path.join(repo.common_dir, 'rr-cache')}): with rerere.enabled set in any "
+                     "config, `git rerere` creates it before it reads anything",
+                     "without rr-cache rerere has recorded nothing, so there is nothing to show",
+                     Effect.WRITE)
         if report.promisor and _may_fetch(sub, rest):
             ctx.deny(Code.BP601, anchor,
                      f"the repository at {where} is a partial clone ({report.promisor[0]}): "
