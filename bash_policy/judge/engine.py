@@ -284,10 +284,20 @@ class Context:
         at = expansion.span if code in (Code.BP200, Code.BP201, Code.BP202) else word.span
         self.deny(code, at, f"`{shown}`{where}: {why}", hint, rule=EXPANSION)
 
-    def check_inner(self, words: tuple[Word, ...], appended: Appended | None = None) -> None:
+    def check_inner(self, words: tuple[Word, ...], appended: Appended | None = None,
+                    repeated: bool = False) -> None:
         """Check a command a wrapper runs (`env X=1 rg`, `xargs rg`) as if typed
-        alone; `appended` when the wrapper appends operands from its input."""
-        check_argv(words, self, appended)
+        alone; `appended` when the wrapper appends operands from its input,
+        `repeated` when it runs the command for each file (or batch) found.  Either way
+        the command runs an unknown number of times (the bounds of `sleep` and
+        `seq` count it)."""
+        outer = self.repeats
+        if appended is not None or repeated:
+            self.repeats = None
+        try:
+            check_argv(words, self, appended)
+        finally:
+            self.repeats = outer
 
     def check_assignment(self, assignment: Assignment) -> None:
         """Check `NAME=VALUE` against the harmless-variable list, as for the shell."""
@@ -1077,7 +1087,7 @@ class ArgvReader:
         ctx = self.ctx
         outer, ctx.elsewhere = ctx.elsewhere, ctx.elsewhere or flag.runs_elsewhere
         try:
-            ctx.check_inner(inner)
+            ctx.check_inner(inner, repeated=True)
         finally:
             ctx.elsewhere = outer
 

@@ -128,8 +128,9 @@ def sleep_bounded(inv, ctx) -> None:
         total += float(match[1]) * _UNIT_SECONDS[match[2]]
     if total and ctx.repeats is None:
         ctx.deny(Code.BP406, inv.words[0].span,
-                 "`sleep` in a loop that runs an unknown number of times may sleep for ever",
-                 "sleep outside the loop, or loop over words written out", Effect.HANG)
+                 "`sleep` may run an unknown number of times (in a loop over files or lines, or "
+                 "for each path or input a wrapper finds), so it may sleep for ever",
+                 "sleep once, outside the loop, or loop over words written out", Effect.HANG)
     elif total * (ctx.repeats or 1) > SLEEP_LIMIT_SECONDS:
         times = f" × {ctx.repeats} runs of its loop" if ctx.repeats != 1 else ""
         ctx.deny(Code.BP406, inv.positionals[-1].span,
@@ -169,7 +170,7 @@ def seq_bounded(inv, ctx) -> None:
         lines = None if ctx.repeats is None else lines * ctx.repeats
     if lines is None or lines > SEQ_LIMIT_LINES:
         count = ("endlessly" if lines is None and not looped
-                 else "lines in a loop that runs an unknown number of times" if lines is None
+                 else "lines an unknown number of times (in a loop or for each path or input found)" if lines is None
                  else "more than 10^18 lines" if lines >= _HUGE
                  else f"{lines} lines" + (" over the runs of its loop" if looped else ""))
         ctx.deny(Code.BP406, numbers[-1].span,
