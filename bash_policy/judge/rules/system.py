@@ -205,3 +205,17 @@ def cargo_metadata_no_deps(inv, ctx) -> None:
                  "`cargo metadata` without --no-deps resolves dependencies, which may download "
                  "them and rewrite Cargo.lock",
                  "write `cargo metadata --no-deps --format-version 1`", Effect.NETWORK)
+
+
+@rule("systemd_no_pager", codes=[Code.BP406], deny=["journalctl -u nginx"],
+      allow=["journalctl --no-pager -u nginx"])
+def systemd_no_pager(inv, ctx) -> None:
+    """journalctl and systemctl without --no-pager.
+    On a terminal they pipe their output into less, which runs commands
+    (`!cmd`); SYSTEMD_PAGER beats the PAGER=cat a harness sets."""
+    if not inv.has("--no-pager"):
+        name = inv.spec.path[0]
+        ctx.deny(Code.BP406, inv.words[0].span,
+                 f"`{name}` without --no-pager pipes its output into a pager (less, which runs "
+                 "commands) when standard output is a terminal",
+                 f"add --no-pager: {name} --no-pager ...", Effect.INTERACTIVE)
