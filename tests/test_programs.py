@@ -1,6 +1,6 @@
-"""Container, cluster, macOS, archive and environment specs: every denied flag
-and denied subcommand has a corpus case that reaches it, aliases deny what
-their base denies, and each spec says where it was checked."""
+"""Container, cluster, macOS, archive, environment and system-inspection specs:
+every denied flag and denied subcommand has a corpus case that reaches it,
+aliases deny what their base denies, and each spec says where it was checked."""
 
 from pathlib import Path
 
@@ -11,10 +11,10 @@ from bash_policy.judge.engine import check
 from bash_policy.judge.policy import Policy
 
 CORPORA = Path(__file__).resolve().parent.parent / "corpora"
-OWN_CORPORA = ("containers.txt", "macos.txt", "archives.txt")
+OWN_CORPORA = ("containers.txt", "macos.txt", "archives.txt", "system-tools.txt")
 PROGRAMS = """docker podman kubectl sw_vers defaults diskutil system_profiler tmutil mdfind mdls
 plutil launchctl csrutil pkgutil tar unzip zipinfo zip 7z 7za 7zz man apropos whatis shuf numfmt
-dir vdir ruff mypy eslint prettier tsc conda pipx uv""".split()
+dir vdir ruff mypy eslint prettier tsc conda pipx uv lsof""".split()
 ALIASES = {"7za": "7z", "7zz": "7z", "dir": "ls", "vdir": "ls"}
 MESSAGES = [denial.message
             for name in OWN_CORPORA

@@ -218,6 +218,10 @@ class Invocation:
     after_double_dash: bool = False
     # The flags the running rule declared it reads (None: any); see `uses`.
     reads: frozenset[str] | None = None
+    # A subcommand's program, read before it (`systemctl --no-pager status`),
+    # and, on that program's invocation, whether a subcommand followed.
+    parent: Invocation | None = None
+    subcommand: bool = False
 
     def uses(self, *names: str) -> list[FlagUse]:
         """The uses of the flags that have any of `names` (any spelling).  A rule
@@ -230,6 +234,16 @@ class Invocation:
 
     def has(self, *names: str) -> bool:
         return bool(self.uses(*names))
+
+    def has_here_or_before(self, *names: str) -> bool:
+        """Whether the flag was given to this subcommand or to a program before it
+        (for a program that reads its options wherever they stand)."""
+        inv: Invocation | None = self
+        while inv is not None:
+            if inv.has(*names):
+                return True
+            inv = inv.parent
+        return False
 
 
 class Context:
@@ -830,14 +844,14 @@ class ArgvReader:
     A subcommand hands the rest of the words to a reader of its own."""
 
     def __init__(self, spec: CommandSpec, words: tuple[Word, ...], start: int, ctx: Context,
-                 appended: Appended | None):
+                 appended: Appended | None, parent: Invocation | None = None):
         self.spec = spec
         self.words = words
         self.named_by = words[start - 1]  # the program or subcommand word
         self.i = start
         self.ctx = ctx
         self.appended = appended
-        self.inv = Invocation(spec, words)
+        self.inv = Invocation(spec, words, parent=parent)
         self.options_done = False
 
     def deny(self, code: Code, span: Span, message: str, hint: str,
@@ -881,7 +895,8 @@ class ArgvReader:
         spec = self.spec
         if spec.style == "text" and value not in spec.flags:
             self.options_done = True  # echo-like: the first word that is not a flag starts the text
-        return self.options_done or value == "-" or not value.startswith("-")
+        starts = ("-", "+") if spec.plus_options else ("-",)
+        return self.options_done or value in ("-", "+") or not value.startswith(starts)
 
     def expanding_word(self, word: Word) -> None:
         """A word whose value bash computes: allowed where no value it can take
@@ -902,6 +917,9 @@ class ArgvReader:
             return
         single = shapes.single(word, ctx.source, ctx.variables)
         safe = shapes.dash_safe(word, ctx.source, ctx.variables)
+        sign = "`-`"
+        if spec.plus_options:
+            safe, sign = safe and shapes.plus_safe(word, ctx.source), "`-` or `+`"
         if not word.pathname_only and spec.hook and not rules.get(spec.hook).unknown_operands:
             ctx.deny_word(word)  # the program's rule reads its operands: they must be known
         elif (self.options_done or safe or (spec.harmless and spec.positionals.role == "read")
@@ -909,18 +927,18 @@ class ArgvReader:
             inv.positionals.append(word)
         elif GLOB in {e.kind for e in word.expansions}:
             self.deny(Code.BP203, word.span,
-                      f"`{word.text}` expands to file names, and one starting with `-` "
+                      f"`{word.text}` expands to file names, and one starting with {sign} "
                       f"would be read by {spec.display} as a flag", _glob_hint(word.text),
                       rule=OPERANDS)
         elif not single and shapes.dash_safe(shapes.quoted(word), ctx.source, ctx.variables):
             self.deny(Code.BP404, word.span,
                       f"unquoted, `{word.text}` is split at blanks into words, and one may start "
-                      f"with `-`, which {spec.display} would read as a flag",
+                      f"with {sign}, which {spec.display} would read as a flag",
                       _quote_hint(word, self.rewritten), rule=OPERANDS)
         else:
             kind = "is split into words; one" if not single else "is a word that"
             self.deny(Code.BP404, word.span,
-                      f"`{word.text}` {kind} may start with `-`, which {spec.display} would read "
+                      f"`{word.text}` {kind} may start with {sign}, which {spec.display} would read "
                       "as a flag", self.double_dash_hint(word), rule=OPERANDS)
         if not spec.permute and inv.positionals:
             self.options_done = True
@@ -949,7 +967,9 @@ class ArgvReader:
             name, eq, _ = prefix.partition("=")
             if not eq:
                 return False
-        elif prefix.startswith("-") and len(prefix) == 2:
+        elif prefix[:1] == "-" or (prefix[:1] == "+" and self.spec.plus_options):
+            if len(prefix) != 2:
+                return False
             name = prefix
         else:
             return False
@@ -1031,8 +1051,9 @@ class ArgvReader:
                       sub.denied.fix or _DEFAULT_FIX[sub.denied.effect], sub.denied.effect,
                       rule=SUBCOMMAND)
             return
+        self.inv.subcommand = True
         self.finish(has_sub=True)
-        ArgvReader(sub, self.words, self.i, self.ctx, self.appended).read()
+        ArgvReader(sub, self.words, self.i, self.ctx, self.appended, parent=self.inv).read()
 
     # -- options -------------------------------------------------------------
     def long_option(self, word: Word, text: str) -> None:
@@ -1092,12 +1113,14 @@ class ArgvReader:
             ctx.elsewhere = outer
 
     def short_cluster(self, word: Word, text: str) -> None:
+        """`-abc`, or lsof's `+abc`: each letter is a flag with the cluster's
+        sign, and a value-taking one takes the rest of the word or the next."""
         spec = self.spec
-        if spec.numeric_flag and _NUMBER.fullmatch(text, 1):
+        if spec.numeric_flag and text[0] == "-" and _NUMBER.fullmatch(text, 1):
             self.record(Flag(("-NUM",), "none"), text, text[1:], word, word)
             return
         for k in range(1, len(text)):
-            name = "-" + text[k]
+            name = text[0] + text[k]
             flag = spec.flags.get(name)
             if flag is None:
                 self.unknown_flag(name, word, cluster=text if len(text) > 2 else None)
@@ -1265,7 +1288,8 @@ class ArgvReader:
                           rule=OPERANDS)
             return
         if appended and not (role == "read" and spec.positionals.max is None
-                             and (inv.after_double_dash or spec.harmless or appended.dash_safe)):
+                             and (inv.after_double_dash or spec.harmless
+                                  or (appended.dash_safe and not spec.plus_options))):
             self.deny(Code.BP404, inv.words[0].span,
                       f"`{spec.display}` gets extra operands from standard input, which could be read "
                       "as flags",

@@ -153,6 +153,20 @@ def dash_safe(word: Word, source: str, variables: dict[str, Variable]) -> bool:
     return False
 
 
+def plus_safe(word: Word, source: str) -> bool:
+    """For a program that reads `+X` words as options too (lsof): whether no
+    word `word` becomes can start with `+`.  A literal prefix that does not, a
+    tilde, `/dev/fd/N` or `$PWD`/`$HOME`; not a loop variable or a path find
+    fills in, whose values are not followed that far."""
+    if word.value is not None:
+        return not word.value.startswith("+")
+    if word.prefix:
+        return not word.prefix.startswith("+")
+    first = word.expansions[0]
+    return first.kind in (TILDE, PROCESS_SUB) or (first.kind == PARAMETER
+                                                  and _name(source, first) in _ABSOLUTE)
+
+
 def instances(word: Word, source: str, variables: dict[str, Variable]) -> tuple[Word, ...]:
     """The words of the loop that says what `word` can be: `"$f"` in `for f in
     a ./*` is `a` or a match of `./*`, judged as those (special files,

@@ -20,9 +20,9 @@ EFFECTS = tuple(e.value for e in Effect)
 ROLES = ("read", "none", "command", "hook")
 STYLES = ("gnu", "posix", "single", "text")
 
-# "-A/--after-context=NUM{...}" or "--color[=WHEN]"
+# "-A/--after-context=NUM{...}", "--color[=WHEN]", or lsof's "+D=DIR"
 _FLAG_SYNTAX = re.compile(
-    r"(?P<names>-[^=\[{/\s]+(?:/-[^=\[{/\s]+)*)"
+    r"(?P<names>[-+][^=\[{/\s]+(?:/[-+][^=\[{/\s]+)*)"
     r"(?:(?P<opt>\[=(?P<ometa>[^\]]+)\])|=(?P<meta>[^{]+))?"
     r"(?:\{(?P<choices>[^}]*)\})?"
 )
@@ -125,6 +125,9 @@ class CommandSpec:
     denied: Reason | None = None
     hook: str | None = None
     numeric_flag: bool = False
+    # Words starting with `+` are options too (lsof's `+D DIR`, `+r`): the spec
+    # names such flags, allowed or denied.
+    plus_options: bool = False
     obsolete: Obsolete | None = None
     double_dash: bool = True
     # Whether it reads standard input: "always" (may, the default), "never", or
@@ -343,6 +346,7 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         denied=denied,
         hook=hook,
         numeric_flag=bool(table.get("numeric_flag", False)),
+        plus_options=any(n.startswith("+") for n in flags),
         obsolete=_obsolete(table["obsolete"], f"{where}.obsolete", flags) if "obsolete" in table
         else None,
         permute=permute,
