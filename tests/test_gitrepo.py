@@ -531,6 +531,14 @@ def test_paths_under_proc_self_are_not_the_checkers(repo, tmp_path):
         assert _codes(command, repo) == ["BP601"], command
     _config(repo, "[include]\n\tpath = /proc/self/cwd/inc.cfg\n")
     assert _codes("git status", repo) == ["BP601"]
+    # Files the inert path keys name are git's too (red team RT3 F3: a FIFO there blocked git).
+    for key in ("core.excludesFile", "core.attributesFile", "diff.orderFile", "blame.ignoreRevsFile"):
+        section, name = key.split(".")
+        fresh = tmp_path / key
+        _git("init", "-q", str(fresh))
+        assert check("git status", cwd=str(fresh)).allowed
+        _config(fresh, f"[{section}]\n\t{name} = /proc/self/cwd/ignore\n")
+        assert _codes("git status", fresh) == ["BP601"], key
 
 
 @needs_git

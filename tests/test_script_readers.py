@@ -1,5 +1,10 @@
 """Unit tests of the script readers: sed scripts, awk programs, jq filters, find order."""
 
+import itertools
+import shlex
+import shutil
+import subprocess
+
 import pytest
 
 from bash_policy.judge.engine import check
@@ -49,6 +54,37 @@ def test_sed_file_names_run_to_end_of_line():
 def test_sed_text_hides_nothing_after_unescaped_newline():
     assert sed("a foo\\\nw x") == []          # escaped newline: `w x` is text
     assert sed("a foo\nw x")[0][0] == "write"
+    # The character after `a\` is the text's first, taken as is: `a\\` ends
+    # at the newline (red team RT3 F4: GNU sed ran `1e touch out` after it).
+    assert sed("a\\\\\nw x")[0][0] == "write"
+    assert sed("i\\\\\n1e touch out")[0][0] == "exec"
+    assert sed("a\\\nw x") == []               # classic form: the next line is the text
+
+
+SED_COMMANDS = ["a", "i", "c", "$a", "1i", "/x/a", "$!c"]
+SED_AFTER = ["", " ", "\t", "\\", "\\\\", "\\\\\\", "\\ ", " \\", "x", "x\\", "x\\\\", "\\x", "\\\\x",
+             " \\\\", "t\\\\\\", "\\\n\\", "\\\nx\\\\", "\\\nx\\"]
+SED_TAILS = ["\nw out", "\n1e touch out", "\ns/x/y/w out", "\\\nw out", "\n\nw out", "\n w out"]
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(shutil.which("sed") is None, reason="needs GNU sed")
+def test_sed_text_ends_where_gnu_sed_ends_it(tmp_path):
+    """Every a/i/c text form the checker allows, run by the real sed (one
+    script, and split over two -e), writes and runs nothing."""
+    runs = 0
+    for command, after, tail in itertools.product(SED_COMMANDS, SED_AFTER, SED_TAILS):
+        for argv in (["sed", "-n", command + after + tail, "f"],
+                     ["sed", "-n", "-e", command + after, "-e", tail.lstrip("\n"), "f"]):
+            if not check(shlex.join(argv)).allowed:
+                continue
+            runs += 1
+            work = tmp_path / str(runs)
+            work.mkdir()
+            (work / "f").write_text("x\n")
+            subprocess.run(argv, cwd=work, capture_output=True, timeout=10)
+            assert not (work / "out").exists(), argv
+    assert runs > 300
 
 
 @pytest.mark.parametrize("script", ["k", "s/a/b", "s/a/b/q", "{p", "}", "p x", "s/[/]/x/", "a", ":"])

@@ -122,3 +122,16 @@ def test_files_a_rule_reads_are_looked_up(tmp_path):
         assert codes(command, tmp_path) == ["BP108"], command
     for command in ("jq . f.json\nls", "tar -tf f.json\nls", "kubectl config view -o jsonpath-file=f.json\nls"):
         assert check(command, cwd=str(tmp_path)).allowed, command
+
+
+def test_pwd_and_quoted_absolute_prefixes_are_looked_up(tmp_path):
+    """bash sets PWD to the directory: `"$PWD/p"` is `p` there; a glob's
+    quoted absolute prefix is still absolute (red team RT3 F1)."""
+    (tmp_path / "f").write_text("x\n")
+    os.mkfifo(tmp_path / "p")
+    (tmp_path / "z").symlink_to("/dev/zero")
+    for command in ('cat "$PWD/p"', "cat $PWD/p", 'cat "${PWD}/p"', 'head "$PWD"/p', 'wc -c "$PWD/z"',
+                    'grep x "$PWD"/*', f"cat '{tmp_path}'/*"):
+        assert codes(command, tmp_path) == ["BP601"], command
+    for command in ('cat "$PWD/f"', 'grep x "$PWD"/f*', 'cat "$PWDX/p"'):
+        assert check(command, cwd=str(tmp_path)).allowed, command

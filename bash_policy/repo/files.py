@@ -77,9 +77,15 @@ def physical(path: str) -> str:
 def special_file(path: str) -> str | None:
     """What `path` is when it resolves (through symlinks) to something other
     than a regular file or a directory: "a FIFO (named pipe)", "a character
-    device"...; None for regular files, directories and missing paths."""
+    device"...; None for regular files, directories and missing paths.  A
+    path leading under /dev, /proc or /sys is special whatever the checker
+    finds there: `/proc/self/cwd/x` is the opening process's file (red team
+    RT3: `core.excludesFile = /proc/self/cwd/fifo` blocked git)."""
     try:
-        mode = os.stat(path).st_mode
+        real = physical(path)
+        mode = os.stat(real).st_mode
+    except Unreadable:
+        return "a path under /dev, /proc or /sys, which names the opening process's own files or a device"
     except (OSError, ValueError):
         return None
     return next((what for test, what in _KINDS if test(mode)), None)

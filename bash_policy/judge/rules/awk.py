@@ -331,6 +331,9 @@ def _unescaped(text: str) -> str:
     return _ESCAPE.sub(one, text)
 
 
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*=")
+
+
 def _inet_inputs(inv, ctx, files) -> None:
     """gawk's /inet special files given as input files or assigned to variables
     (-v NAME=VALUE, NAME=VALUE operands), from where they could reach input."""
@@ -348,6 +351,19 @@ def _inet_inputs(inv, ctx, files) -> None:
                      f"`{word.text}` names a gawk network special file (/inet/...): read as input "
                      "it opens a network connection", "drop it; network access needs leaving plan mode",
                      "network")
+
+
+def _reads_stdin(inv, ctx, sources, files) -> None:
+    """awk reads standard input unless an operand is a file: `NAME=VALUE`
+    operands only assign (so may a glob's or a variable's), and a program
+    or assignment that touches ARGC can drop the files (`BEGIN { ARGC = 1 }`;
+    red team RT3: the script piped into bash lost a block to awk)."""
+    named = [w for w in files if w.value is not None and not _ASSIGNMENT.match(w.value)]
+    argc = (any("ARGC" in text for _, text in sources)
+            or any("ARGC" in (use.value or "") for use in inv.uses("--assign"))
+            or any(w.value is None or w.value.startswith("ARGC=") for w in files))
+    if not named or argc:
+        ctx.reads_stdin = True
 
 
 @rule("awk_program", codes=[Code.BP407],
@@ -371,6 +387,7 @@ def check(inv, ctx) -> None:
             return
         sources, files = [first], files[1:]
     _inet_inputs(inv, ctx, files)
+    _reads_stdin(inv, ctx, sources, files)
 
     def read(text: str) -> list[Finding | ReadsFile]:
         return read_program(text, ctx.policy.write_targets, ctx.policy.network_paths)

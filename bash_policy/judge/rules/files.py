@@ -13,12 +13,19 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 
 from ...read.model import GLOB
+from ...read.words import WordSyntaxError, scan_word
 from ...repo.files import resolve
 from ..codes import Code, Effect
 from ..special import names_stdin, on_disk, special_file
 from . import engine_rule
+
+# `$PWD` and `${PWD}`; a directory written in their place must mean the same
+# inside and outside double quotes.
+_PWD = re.compile(r"\$(?:PWD(?![A-Za-z0-9_])|\{PWD\})")
+_PLAIN_DIRECTORY = re.compile(r"/[A-Za-z0-9_./+@%,:=-]*")
 
 SPECIAL = engine_rule("special_operand", """Read operands that resolve to a FIFO, socket or device instead of a file.
     Reading one blocks or never ends, and a symlink in the repository can point there.""",
@@ -72,7 +79,7 @@ def glob_matches(directory: str, text: str) -> list[str] | None:
     """The paths a glob word may expand to in `directory` (a superset of bash's
     matches), or None past _MAX_ENTRIES."""
     parts = _pattern(text)
-    paths = ["/" if text.startswith("/") else directory]
+    paths = ["/" if parts[0] == "" else directory]  # `"/tmp"/*` is absolute too
     seen = 0
     for part in parts:
         if part in ("", "."):
@@ -97,30 +104,55 @@ def glob_matches(directory: str, text: str) -> list[str] | None:
 def check_special_operands(positionals, ctx) -> None:
     """Deny each literal or glob operand that resolves to a special file in a
     directory the segment may run in; one that links to /dev/stdin reads
-    standard input.  The engine calls it for programs whose operands are read."""
+    standard input.  `"$PWD/x"` is read with the directory written in (bash
+    sets PWD to it).  The engine calls it for programs whose operands are read."""
     if ctx.cwd is None:
         return
     for word in positionals:
-        if word.value is None and word.pathname_only and GLOB in {e.kind for e in word.expansions}:
-            _check_glob(word, ctx)
-            continue
-        if word.value is None or word.value in ("-", "/dev/null"):
-            continue
         for directory in sorted(d for d in ctx.directories() if d is not None):
-            path = os.path.join(directory, word.value)
-            what = on_disk(path)
-            if what is None:
+            seen = _in_directory(word, directory)
+            if seen is None or seen.value in ("-", "/dev/null"):
                 continue
-            if what == "stdin":
-                ctx.reads_stdin = True
-                continue
-            real = resolve(path)
-            target = f" (it resolves to {real})" if real != os.path.normpath(path) else ""
-            ctx.deny(Code.BP601, word.span,
-                     f"`{word.text}` is {what}{target}: reading it blocks or never ends",
-                     "read a regular file; look at what the name is with `ls -l` or `stat`",
-                     Effect.HANG, rule=SPECIAL)
-            break
+            if seen.value is None:
+                denied = _check_glob(word, seen.text, directory, ctx)
+            else:
+                denied = _check_path(word, os.path.join(directory, seen.value), ctx)
+            if denied:
+                break
+
+
+def _in_directory(word, directory: str):
+    """The word as bash sees it in `directory`: itself when literal or a plain
+    glob; with `$PWD` replaced by the directory when that is its only
+    expansion besides globs; None when its value is not known there."""
+    if word.value is not None or (word.pathname_only and GLOB in {e.kind for e in word.expansions}):
+        return word
+    if not _PLAIN_DIRECTORY.fullmatch(directory) or not _PWD.search(word.text):
+        return None
+    try:
+        seen = scan_word(_PWD.sub(directory, word.text))
+    except WordSyntaxError:
+        return None
+    if seen.value is None and not (seen.pathname_only and {e.kind for e in seen.expansions} == {GLOB}):
+        return None
+    return seen
+
+
+def _check_path(word, path: str, ctx) -> bool:
+    """Deny (True) when `path` is a FIFO, device, socket or kernel file; a link
+    to /dev/stdin reads standard input."""
+    what = on_disk(path)
+    if what == "stdin":
+        ctx.reads_stdin = True
+    if what in (None, "stdin"):
+        return False
+    real = resolve(path)
+    target = f" (it resolves to {real})" if real != os.path.normpath(path) else ""
+    ctx.deny(Code.BP601, word.span,
+             f"`{word.text}` is {what}{target}: reading it blocks or never ends",
+             "read a regular file; look at what the name is with `ls -l` or `stat`",
+             Effect.HANG, rule=SPECIAL)
+    return True
 
 
 def check_read_paths(words, ctx, display: str) -> None:
@@ -141,17 +173,17 @@ def check_read_paths(words, ctx, display: str) -> None:
     check_special_operands(on_disk_checked, ctx)
 
 
-def _check_glob(word, ctx) -> None:
-    """`cat ./*` in a directory that holds a FIFO reads it and blocks."""
-    for directory in sorted(d for d in ctx.directories() if d is not None):
-        for path in glob_matches(directory, word.text) or ():
-            what = on_disk(path)
-            if what == "stdin":
-                ctx.reads_stdin = True
-            elif what is not None:
-                ctx.deny(Code.BP601, word.span,
-                         f"`{word.text}` matches `{os.path.relpath(path, directory)}`, which is "
-                         f"{what}: reading it blocks or never ends",
-                         "name the regular files to read, or narrow the pattern",
-                         Effect.HANG, rule=SPECIAL)
-                return
+def _check_glob(word, pattern: str, directory: str, ctx) -> bool:
+    """`cat ./*` in a directory that holds a FIFO reads it and blocks (True: denied)."""
+    for path in glob_matches(directory, pattern) or ():
+        what = on_disk(path)
+        if what == "stdin":
+            ctx.reads_stdin = True
+        elif what is not None:
+            ctx.deny(Code.BP601, word.span,
+                     f"`{word.text}` matches `{os.path.relpath(path, directory)}`, which is "
+                     f"{what}: reading it blocks or never ends",
+                     "name the regular files to read, or narrow the pattern",
+                     Effect.HANG, rule=SPECIAL)
+            return True
+    return False

@@ -235,12 +235,13 @@ class SedReader:
 
     def text(self) -> None:
         """a/i/c text: GNU one-liner (`a text`) or classic (`a\\` newline text);
-        it runs to the first newline not escaped by a backslash."""
+        it runs to the first newline not escaped by a backslash.  The character
+        right after `a\\` is taken as it is (GNU sed's read_text): a newline
+        starts the classic form, anything else, a backslash too, is the text's
+        first character, so `a\\\\` newline `w out` ends the text (sed 4.9, tried)."""
         self.skip(" \t")
         if self.peek() == "\\":
-            self.i += 1
-            if self.peek() == "\n":
-                self.i += 1
+            self.i += 2
         elif self.peek() in ("", "\n"):
             raise Unreadable(self.i, "expected text after `a`, `i` or `c`")
         while self.i < len(self.s):
