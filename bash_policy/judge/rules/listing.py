@@ -1,9 +1,11 @@
-"""man without its pager, shuf that ends, and tools asked only their version.
+"""man without its pager, shuf that ends, tools asked only their version, and
+binutils response files (`@FILE`).
 
 man shows a page through a pager, which waits for keys and can run commands;
 only its locate (-w, -W) and search (-k, -f) modes print and exit.  shuf -r
 repeats lines forever unless -n bounds it.  mypy, eslint, prettier and tsc
-work on the whole project when given no arguments.
+work on the whole project when given no arguments.  strings, readelf and size
+read options and file names from any argument `@FILE`.
 """
 
 from __future__ import annotations
@@ -49,3 +51,24 @@ def version_only(inv, ctx) -> None:
         ctx.deny(Code.BP406, inv.words[0].span,
                  f"`{name}` with no arguments works on the project: it {reason.why}",
                  f"only `{name} --version` is allowed", reason.effect)
+
+
+@rule("response_file", codes=[Code.BP406], deny=["strings @args", "readelf @list", "size *"],
+      allow=["strings -n 8 data.bin", "readelf -h /bin/ls", "size src/*.o", "strings ~/x"])
+def response_file(inv, ctx) -> None:
+    """A binutils argument that is or may become `@FILE`: the program reads options and
+    file names from FILE, even after `--`.  The checker cannot see them: a FIFO or a
+    listed /dev/zero never ends, a listed /dev/stdin reads the script."""
+    for word in inv.words[1:]:
+        if word.value is not None:
+            risky = word.value.startswith("@")
+        else:  # a glob or `~`: only a literal prefix or a tilde fixes how it starts
+            risky = not (word.text.startswith("~")
+                         or (word.prefix and not word.prefix.startswith("@")))
+        if risky:
+            ctx.deny(Code.BP406, word.span,
+                     f"`{inv.spec.display}` reads options and file names from a word starting "
+                     f"with `@`, and `{word.text}` is or may become one",
+                     "name the files literally, or with a glob that starts with a directory "
+                     "(`./*.o`)", Effect.HANG)
+            return
