@@ -834,7 +834,44 @@ def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None 
         ctx.deny(Code.BP300, program.span, f"`{name}` {spec.denied.why}",
                  spec.denied.fix or _DEFAULT_FIX[spec.denied.effect], spec.denied.effect, rule=PROGRAM)
         return
+    if spec.response_files and _response_file(spec, words, appended, ctx):
+        return
     ArgvReader(spec, words, 1, ctx, appended).read()
+
+
+RESPONSE_FILE = engine_rule("response_file", """Words that are or may be `@FILE` where arguments are read from FILE.
+    binutils (strings, readelf, size), ruff, mypy and 7-Zip read further
+    options and file names from FILE, even after `--`: a FIFO or a listed
+    /dev/zero never ends, a listed /dev/stdin reads the script, and the
+    options are ones the checker never saw.""",
+    codes=[Code.BP406], deny=["strings @args", "ruff rule @args", "7z l x.zip @list", "size *"],
+    allow=["strings -n 8 data.bin", "size src/*.o", "strings ~/x", "7z l x.zip"])
+
+
+def _response_file(spec: CommandSpec, words: tuple[Word, ...], appended: Appended | None,
+                   ctx: Context) -> bool:
+    """Deny (True) a word that is or may become `@FILE`: a literal one, or one
+    whose start is not a fixed literal or a tilde; operands xargs appends may
+    be anything."""
+    for word in words[1:]:
+        if word.value is not None:
+            risky = word.value.startswith("@")
+        else:
+            risky = not (word.text.startswith("~") or (word.prefix and not word.prefix.startswith("@")))
+        if risky:
+            ctx.deny(Code.BP406, word.span,
+                     f"`{spec.display}` reads options and file names from a word starting with `@`, "
+                     f"and `{word.text}` is or may become one",
+                     "name the files literally, or with a glob that starts with a directory (`./*.o`)",
+                     Effect.HANG, rule=RESPONSE_FILE)
+            return True
+    if appended is not None:
+        ctx.deny(Code.BP406, words[0].span,
+                 f"`{spec.display}` reads options and file names from an operand starting with `@`, "
+                 f"and {appended.wrapper} appends operands it cannot see", f"run {spec.display} on named files",
+                 Effect.HANG, rule=RESPONSE_FILE)
+        return True
+    return False
 
 
 class ArgvReader:

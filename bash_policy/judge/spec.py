@@ -128,6 +128,10 @@ class CommandSpec:
     # Words starting with `+` are options too (lsof's `+D DIR`, `+r`): the spec
     # names such flags, allowed or denied.
     plus_options: bool = False
+    # A word starting with `@` names a file of further arguments (binutils,
+    # clap's and argparse's argument files, 7-Zip list files): judged for the
+    # whole command line, subcommands included.
+    response_files: bool = False
     obsolete: Obsolete | None = None
     double_dash: bool = True
     # Whether it reads standard input: "always" (may, the default), "never", or
@@ -240,6 +244,7 @@ _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
     "requires_env", "examples", "permute", "obsolete", "stdin", "stdin_skip", "harmless", "aliases",
+    "response_files",
 }
 STDIN_MODES = ("always", "never", "no-files")
 
@@ -347,6 +352,7 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         hook=hook,
         numeric_flag=bool(table.get("numeric_flag", False)),
         plus_options=any(n.startswith("+") for n in flags),
+        response_files=bool(table.get("response_files", False)),
         obsolete=_obsolete(table["obsolete"], f"{where}.obsolete", flags) if "obsolete" in table
         else None,
         permute=permute,
