@@ -135,3 +135,15 @@ def test_pwd_and_quoted_absolute_prefixes_are_looked_up(tmp_path):
         assert codes(command, tmp_path) == ["BP601"], command
     for command in ('cat "$PWD/f"', 'grep x "$PWD"/f*', 'cat "$PWDX/p"'):
         assert check(command, cwd=str(tmp_path)).allowed, command
+
+
+def test_project_files_a_program_reads_by_itself_are_looked_up(tmp_path):
+    """cargo reads Cargo.toml here or above, npm package.json: a committed link
+    to /dev/zero or a FIFO never ends (red team RT3 F6)."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "Cargo.toml").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "package.json")
+    for command in ("cargo metadata --no-deps --format-version 1", "npm ls"):
+        assert codes(command, tmp_path) == ["BP601"], command
+        assert codes(command, tmp_path / "sub") == ["BP601"], command
+    assert check("uv --version", cwd=str(tmp_path)).allowed

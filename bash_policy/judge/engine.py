@@ -836,7 +836,39 @@ def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None 
         return
     if spec.response_files and _response_file(spec, words, appended, ctx):
         return
+    if spec.project_files and _special_project_file(spec, program, ctx):
+        return
     ArgvReader(spec, words, 1, ctx, appended).read()
+
+
+PROJECT_FILES = engine_rule("project_files", """Project files a program reads by itself that are FIFOs or devices.
+    cargo reads Cargo.toml, npm package.json, go go.mod in the directory it
+    runs in or above it; a committed `Cargo.toml -> /dev/zero` or a FIFO
+    from an archive never ends (red team RT3: cargo metadata hung).""",
+    codes=[Code.BP601], deny=[], allow=["cargo --version"],
+    untestable="needs a directory holding a special project file: tests/test_special_files.py")
+
+
+def _special_project_file(spec: CommandSpec, program: Word, ctx: Context) -> bool:
+    """Deny (True) when a project file in a directory the command may run in,
+    or above it, is not a regular file (a link to /dev/stdin reads the script)."""
+    for directory in sorted(d for d in ctx.directories() if d is not None):
+        while True:
+            for name in spec.project_files:
+                what = on_disk(os.path.join(directory, name))
+                if what is None:
+                    continue
+                ctx.deny(Code.BP601, program.span,
+                         f"`{spec.display}` reads {os.path.join(directory, name)}, which is "
+                         f"{'a link to standard input' if what == 'stdin' else what}: reading it "
+                         "blocks or never ends", "make it a regular file, or leave plan mode",
+                         Effect.HANG, rule=PROJECT_FILES)
+                return True
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                break
+            directory = parent
+    return False
 
 
 RESPONSE_FILE = engine_rule("response_file", """Words that are or may be `@FILE` where arguments are read from FILE.

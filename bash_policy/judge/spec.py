@@ -132,6 +132,9 @@ class CommandSpec:
     # clap's and argparse's argument files, 7-Zip list files): judged for the
     # whole command line, subcommands included.
     response_files: bool = False
+    # Project files the program reads by itself from the directory it runs in
+    # or any above it (cargo's Cargo.toml): a FIFO or device there never ends.
+    project_files: tuple[str, ...] = ()
     obsolete: Obsolete | None = None
     double_dash: bool = True
     # Whether it reads standard input: "always" (may, the default), "never", or
@@ -244,7 +247,7 @@ _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
     "requires_env", "examples", "permute", "obsolete", "stdin", "stdin_skip", "harmless", "aliases",
-    "response_files",
+    "response_files", "project_files",
 }
 STDIN_MODES = ("always", "never", "no-files")
 
@@ -353,6 +356,7 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         numeric_flag=bool(table.get("numeric_flag", False)),
         plus_options=any(n.startswith("+") for n in flags),
         response_files=bool(table.get("response_files", False)),
+        project_files=_names(table.get("project_files", []), f"{where}.project_files"),
         obsolete=_obsolete(table["obsolete"], f"{where}.obsolete", flags) if "obsolete" in table
         else None,
         permute=permute,
@@ -364,6 +368,12 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         examples_allow=examples_allow,
         examples_deny=examples_deny,
     )
+
+
+def _names(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v and "/" not in v for v in value):
+        raise SpecError(f"{where}: must be a list of file names")
+    return tuple(value)
 
 
 def _subcommand_required(table: Mapping[str, Any], subs: Mapping[str, Any], where: str) -> bool:
