@@ -147,3 +147,6 @@ def test_project_files_a_program_reads_by_itself_are_looked_up(tmp_path):
         assert codes(command, tmp_path) == ["BP601"], command
         assert codes(command, tmp_path / "sub") == ["BP601"], command
     assert check("uv --version", cwd=str(tmp_path)).allowed
+    (tmp_path / "sub" / ".ignore").symlink_to("/dev/zero")   # rg and fd read it before searching
+    for command in ("rg x", "fd x", "fdfind x"):
+        assert codes(command, tmp_path / "sub") == ["BP601"], command
