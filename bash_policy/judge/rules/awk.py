@@ -358,7 +358,7 @@ def _reads_stdin(inv, ctx, sources, files) -> None:
     operands only assign (so may a glob's or a variable's), and a program
     or assignment that touches ARGC can drop the files (`BEGIN { ARGC = 1 }`;
     red team RT3: the script piped into bash lost a block to awk)."""
-    named = [w for w in files if w.value is not None and not _ASSIGNMENT.match(w.value)]
+    named = [w for w in files if w.value and not _ASSIGNMENT.match(w.value)]  # awk skips '' too
     argc = (any("ARGC" in text for _, text in sources)
             or any("ARGC" in (use.value or "") for use in inv.uses("--assign"))
             or any(w.value is None or w.value.startswith("ARGC=") for w in files))
