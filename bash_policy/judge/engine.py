@@ -218,10 +218,6 @@ class Invocation:
     after_double_dash: bool = False
     # The flags the running rule declared it reads (None: any); see `uses`.
     reads: frozenset[str] | None = None
-    # A subcommand's program, read before it (`systemctl --no-pager status`),
-    # and, on that program's invocation, whether a subcommand followed.
-    parent: Invocation | None = None
-    subcommand: bool = False
 
     def uses(self, *names: str) -> list[FlagUse]:
         """The uses of the flags that have any of `names` (any spelling).  A rule
@@ -234,16 +230,6 @@ class Invocation:
 
     def has(self, *names: str) -> bool:
         return bool(self.uses(*names))
-
-    def has_here_or_before(self, *names: str) -> bool:
-        """Whether the flag was given to this subcommand or to a program before it
-        (for a program that reads its options wherever they stand)."""
-        inv: Invocation | None = self
-        while inv is not None:
-            if inv.has(*names):
-                return True
-            inv = inv.parent
-        return False
 
 
 class Context:
@@ -913,14 +899,14 @@ class ArgvReader:
     A subcommand hands the rest of the words to a reader of its own."""
 
     def __init__(self, spec: CommandSpec, words: tuple[Word, ...], start: int, ctx: Context,
-                 appended: Appended | None, parent: Invocation | None = None):
+                 appended: Appended | None):
         self.spec = spec
         self.words = words
         self.named_by = words[start - 1]  # the program or subcommand word
         self.i = start
         self.ctx = ctx
         self.appended = appended
-        self.inv = Invocation(spec, words, parent=parent)
+        self.inv = Invocation(spec, words)
         self.options_done = False
 
     def deny(self, code: Code, span: Span, message: str, hint: str,
@@ -1120,9 +1106,8 @@ class ArgvReader:
                       sub.denied.fix or _DEFAULT_FIX[sub.denied.effect], sub.denied.effect,
                       rule=SUBCOMMAND)
             return
-        self.inv.subcommand = True
         self.finish(has_sub=True)
-        ArgvReader(sub, self.words, self.i, self.ctx, self.appended, parent=self.inv).read()
+        ArgvReader(sub, self.words, self.i, self.ctx, self.appended).read()
 
     # -- options -------------------------------------------------------------
     def long_option(self, word: Word, text: str) -> None:

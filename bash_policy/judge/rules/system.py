@@ -222,21 +222,3 @@ def cargo_metadata_no_deps(inv, ctx) -> None:
                  "`cargo metadata` without --no-deps resolves dependencies, which may download "
                  "them and rewrite Cargo.lock",
                  "write `cargo metadata --no-deps --format-version 1`", Effect.NETWORK)
-
-
-@rule("systemd_no_pager", codes=[Code.BP406], deny=["journalctl -u nginx", "systemctl status nginx"],
-      allow=["journalctl --no-pager -u nginx", "systemctl --no-pager status nginx",
-             "systemctl status nginx --no-pager"])
-def systemd_no_pager(inv, ctx) -> None:
-    """journalctl and systemctl without --no-pager.
-    On a terminal they pipe their output into less, which runs commands
-    (`!cmd`); SYSTEMD_PAGER beats the PAGER=cat a harness sets.  systemctl
-    reads --no-pager before or after the verb."""
-    if inv.subcommand:
-        return  # the verb's own rule sees --no-pager before or after it
-    if not inv.has_here_or_before("--no-pager", "--version"):  # --version never pages
-        name = inv.spec.path[0]
-        ctx.deny(Code.BP406, inv.words[0].span,
-                 f"`{name}` without --no-pager pipes its output into a pager (less, which runs "
-                 "commands) when standard output is a terminal",
-                 f"add --no-pager: {name} --no-pager ...", Effect.INTERACTIVE)
