@@ -150,3 +150,15 @@ def test_project_files_a_program_reads_by_itself_are_looked_up(tmp_path):
     (tmp_path / "sub" / ".ignore").symlink_to("/dev/zero")   # rg and fd read it before searching
     for command in ("rg x", "fd x", "fdfind x"):
         assert codes(command, tmp_path / "sub") == ["BP601"], command
+
+
+def test_tilde_plus_and_lists_of_files_in_a_value_are_looked_up(tmp_path):
+    """`~+` is $PWD; `file -m a:b` and `kubectl -f a,b` read each file (red team RT3 F1b, F10)."""
+    (tmp_path / "a").write_text("x\n")
+    os.mkfifo(tmp_path / "p")
+    (tmp_path / "z").symlink_to("/dev/zero")
+    for command in ("cat ~+/p", "wc -c ~+/z", "file -m a:p a", "file --magic-file=a:z a",
+                    "kubectl get -f a,p", "kubectl get --filename=a,z"):
+        assert codes(command, tmp_path) == ["BP601"], command
+    for command in ("cat ~+/a", "file -m a:a a", "kubectl get -f a,a"):
+        assert check(command, cwd=str(tmp_path)).allowed, command

@@ -1289,9 +1289,11 @@ class ArgvReader:
         flag that reads it, or a file it opens that is or may be `-` or
         /dev/stdin (`diff f -`, `jq --rawfile a /dev/stdin`)."""
         spec, inv, cwd = self.spec, self.inv, self.ctx.cwd
-        if any(use.flag.reads_stdin or use.value == "-"
+        if any(use.flag.reads_stdin
                or (use.value is None and use.flag.reads and use.flag.value != "none")
-               or (use.value is not None and names_stdin(use.value, cwd)) for use in inv.flags):
+               or (use.value is not None and any(p == "-" or names_stdin(p, cwd)
+                                                 for p in use.flag.paths(use.value)))
+               for use in inv.flags):
             return True  # `--stdin`, or a flag's value given `-` (`grep -f -`)
         if any(w.value in (None, "-") or names_stdin(w.value, cwd) for w in self.opened()):
             return True
@@ -1382,14 +1384,17 @@ class ArgvReader:
         spec, inv, ctx = self.spec, self.inv, self.ctx
         read_values = []
         for use in inv.flags:
-            if use.flag.reads and use.value is not None and special_file(use.value, ctx.cwd):
-                self.deny(Code.BP403, use.word.span,
-                          f"`{spec.display} {use.name}` would read `{use.value}`, a device or kernel "
-                          "file whose reading may never end", "read a regular file",
-                          Effect.HANG, rule=SPECIAL)
-            elif use.flag.reads and use.value is not None:
-                shown = use.value_word if use.value_word is not None else use.word
-                read_values.append(Word(use.value, shown.span, use.value))
+            if not use.flag.reads or use.value is None:
+                continue
+            shown = use.value_word if use.value_word is not None else use.word
+            for path in use.flag.paths(use.value):
+                if special_file(path, ctx.cwd):
+                    self.deny(Code.BP403, use.word.span,
+                              f"`{spec.display} {use.name}` would read `{path}`, a device or kernel "
+                              "file whose reading may never end", "read a regular file",
+                              Effect.HANG, rule=SPECIAL)
+                else:
+                    read_values.append(Word(path, shown.span, path))
         if read_values and ctx.cwd is not None:  # `grep -f p` where p is a FIFO (rules/files.py)
             check_special_operands(read_values, ctx)
         for word in self.opened():

@@ -65,10 +65,15 @@ class Flag:
     runs: tuple[str, ...] = ()
     runs_elsewhere: bool = False  # it runs in each found file's directory (-execdir)
     operands_from: bool = False  # its file holds more operands (find -files0-from)
+    separator: str = ""  # the value is a list of files to read (`file -m a:b`, `kubectl -f a,b`)
 
     @property
     def display(self) -> str:
         return "/".join(self.names)
+
+    def paths(self, value: str) -> list[str]:
+        """The files a `reads` value names: one, or each item of a list."""
+        return value.split(self.separator) if self.separator else [value]
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,11 +179,13 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
     input), `runs = [";", "+"]` (a command follows, up to one of these words),
     `elsewhere = true` (that command runs in directories of its own) and
     `operands_from = true` (the file it names holds more operands: find's
-    starting points in -files0-from, which may start with `-`)."""
+    starting points in -files0-from, which may start with `-`) and, with
+    `reads`, `separator = ":"` (the value is a list of files: `file -m a:b`)."""
     options = dict.fromkeys(_FLAG_TABLE_KEYS, False)
     runs: tuple[str, ...] = ()
+    separator = ""
     if isinstance(entry, Mapping):
-        unknown = set(entry) - {"flag", "runs", *_FLAG_TABLE_KEYS}
+        unknown = set(entry) - {"flag", "runs", "separator", *_FLAG_TABLE_KEYS}
         if unknown or not isinstance(entry.get("flag"), str):
             raise SpecError(f"{where}: a flag table has `flag` (its text) and optionally `runs`, "
                             f"{', '.join(f'`{k}`' for k in _FLAG_TABLE_KEYS)}")
@@ -189,6 +196,9 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
         if options["attached"] and options["lastarg"]:
             raise SpecError(f"{where}: a flag is `attached` or `lastarg`, not both")
         runs = tuple(_list_of_str(entry.get("runs", []), f"{where}.runs"))
+        separator = entry.get("separator", "")
+        if not isinstance(separator, str) or len(separator) > 1 or (separator and not options["reads"]):
+            raise SpecError(f"{where}: `separator` is one character, with `reads = true`")
         if options["elsewhere"] and not runs:
             raise SpecError(f"{where}: `elsewhere` goes with `runs`")
         text = entry["flag"]
@@ -221,7 +231,7 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
     if runs and value != "none":
         raise SpecError(f"{where}: a flag that runs a command takes no value: {text!r}")
     return Flag(names, value, metavar, choices, denied, options["reads"], options["stdin"], runs,
-                options["elsewhere"], options["operands_from"])
+                options["elsewhere"], options["operands_from"], separator)
 
 
 def _effect(table: Any, where: str) -> Reason:

@@ -123,14 +123,19 @@ def check_special_operands(positionals, ctx) -> None:
 
 def _in_directory(word, directory: str):
     """The word as bash sees it in `directory`: itself when literal or a plain
-    glob; with `$PWD` replaced by the directory when that is its only
-    expansion besides globs; None when its value is not known there."""
+    glob; with `$PWD` (or a leading `~+`) replaced by the directory when that
+    is its only expansion besides globs; None when its value is not known
+    there (`~-` is the harness's OLDPWD: like other computed names, bounded
+    only at run time)."""
     if word.value is not None or (word.pathname_only and GLOB in {e.kind for e in word.expansions}):
         return word
-    if not _PLAIN_DIRECTORY.fullmatch(directory) or not _PWD.search(word.text):
+    text = word.text
+    if text.startswith("~+") and text[2:3] in ("", "/"):  # `~+` is $PWD too
+        text = "$PWD" + text[2:]
+    if not _PLAIN_DIRECTORY.fullmatch(directory) or not _PWD.search(text):
         return None
     try:
-        seen = scan_word(_PWD.sub(directory, word.text))
+        seen = scan_word(_PWD.sub(directory, text))
     except WordSyntaxError:
         return None
     if seen.value is None and not (seen.pathname_only and {e.kind for e in seen.expansions} == {GLOB}):
