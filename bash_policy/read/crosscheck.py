@@ -20,6 +20,7 @@ without it), "off" (no bashlex).  Tree-sitter always runs.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 from dataclasses import dataclass
@@ -211,6 +212,13 @@ def compare(exact: Script, other: Script, reader: str) -> Difference | None:
 def _bashlex_installed() -> bool:
     if "bashlex" in sys.modules:
         return sys.modules["bashlex"] is not None
+    return _bashlex_found()
+
+
+@functools.cache
+def _bashlex_found() -> bool:
+    """Looked up once per process: a failed import searches every path entry
+    again on each call, which cost more than the rest of the check."""
     return importlib.util.find_spec("bashlex") is not None
 
 
@@ -228,11 +236,7 @@ def cross_check(script: Script, ctx) -> None:
     if mode == "off":
         ctx.notes.append("cross-check: tree-sitter agreed; bashlex off")
         return
-    try:
-        from . import bashlex_reader
-    except ModuleNotFoundError as error:
-        if error.name != "bashlex":
-            raise
+    if not _bashlex_installed():
         if mode == "required":
             ctx.deny("BP106", Span(0, len(script.source)),
                      "the policy requires the bashlex cross-check, but bashlex is not installed",
@@ -240,6 +244,8 @@ def cross_check(script: Script, ctx) -> None:
         else:
             ctx.notes.append("cross-check: tree-sitter agreed; bashlex not installed")
         return
+    from . import bashlex_reader
+
     reading = bashlex_reader.parse(script.source)
     if reading.problems:
         ctx.notes.append("cross-check: tree-sitter agreed; bashlex cannot read this command")
