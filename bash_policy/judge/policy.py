@@ -7,8 +7,10 @@ in pyproject.toml) merges into the built-ins in the same format.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -247,6 +249,33 @@ def find_config(directory: str | Path) -> Path | None:
         if own.is_file():
             return own
         pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file() and "bash-policy" in _load_toml(pyproject).get("tool", {}):
+        if pyproject.is_file() and _has_table(pyproject):
             return pyproject
     return None
+
+
+# pyproject.toml files already read, by path and stat: a server looks the
+# config up for every request, and parsing the TOML cost more than the check.
+_TABLES: dict[tuple, bool] = {}
+_MAX_TABLES = 64
+# A file changed this recently may change again within its timestamp's
+# granularity without its stat changing, so its answer is not kept.
+_SETTLED_NS = 2_000_000_000
+
+
+def _has_table(pyproject: Path) -> bool:
+    """Whether `pyproject` has a [tool.bash-policy] table."""
+    try:
+        st = os.stat(pyproject)
+        key: tuple | None = (str(pyproject), st.st_dev, st.st_ino, st.st_size,
+                             st.st_mtime_ns, st.st_ctime_ns)
+    except OSError:
+        key = None
+    if key is not None and key in _TABLES:
+        return _TABLES[key]
+    found = "bash-policy" in _load_toml(pyproject).get("tool", {})
+    if key is not None and time.time_ns() - max(key[4], key[5]) > _SETTLED_NS:
+        if len(_TABLES) >= _MAX_TABLES:
+            _TABLES.clear()
+        _TABLES[key] = found
+    return found
