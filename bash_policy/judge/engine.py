@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Set
 from dataclasses import dataclass, field
 
-from ..read import exact
+from ..read import exact, parse_cache
 from ..read.model import (
     ANSI_C,
     ARITHMETIC,
@@ -364,7 +364,7 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
     ctx = Context(policy, command, cwd)
     if _screen(command, ctx):
         return Verdict(command, False, tuple(ctx.denials), ())
-    script = exact.parse(command)
+    script = parse_cache.read(exact.parse, command)
     commands = script.commands
     for code, span, message, hint in script.problems:
         rule = REDIRECTION if code == "BP105" else _PROBLEM_RULES.get(code[:3], SYNTAX)

@@ -225,10 +225,10 @@ def _bashlex_found() -> bool:
 def cross_check(script: Script, ctx) -> None:
     """Re-read `script.source` with tree-sitter, then bashlex; deny (BP106) on
     any difference from the exact reading."""
-    from . import treesitter
+    from . import parse_cache, treesitter
 
     ctx.segment = None
-    difference = compare(script, treesitter.parse(script.source), "tree-sitter")
+    difference = compare(script, parse_cache.read(treesitter.parse, script.source), "tree-sitter")
     if difference is not None:
         ctx.deny("BP106", difference.span, difference.message, _HINT, rule="readings")
         return
@@ -246,7 +246,7 @@ def cross_check(script: Script, ctx) -> None:
         return
     from . import bashlex_reader
 
-    reading = bashlex_reader.parse(script.source)
+    reading = parse_cache.read(bashlex_reader.parse, script.source)
     if reading.problems:
         ctx.notes.append("cross-check: tree-sitter agreed; bashlex cannot read this command")
         return
