@@ -5,7 +5,10 @@ benchmarks/speed.py, never asserted here."""
 
 from __future__ import annotations
 
+import os
 import pickle
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -114,7 +117,7 @@ def test_an_unwritable_cache_only_builds(tmp_path, monkeypatch):
 
 
 def test_an_edited_pyproject_is_read_again(tmp_path, monkeypatch):
-    from bash_policy.integrations import config
+    from bash_policy.judge import policy as config
 
     monkeypatch.setattr(config, "_SETTLED_NS", -1)  # keep even a file changed just now
     (tmp_path / ".git").mkdir()
@@ -124,3 +127,29 @@ def test_an_edited_pyproject_is_read_again(tmp_path, monkeypatch):
     assert config.find_config(tmp_path) is None  # from the memo
     pyproject.write_text("[tool.bash-policy]\ncrosscheck = 'off'\n")
     assert config.find_config(tmp_path) == pyproject
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_changed_index_is_read_again(tmp_path, monkeypatch):
+    """The gitlinks of an index are kept by its stat: a gitlink added later is seen."""
+    from bash_policy.repo import gitrepo
+
+    monkeypatch.setattr(gitrepo, "_SETTLED_NS", -1)  # keep even an index written just now
+    env = {"PATH": os.environ["PATH"], "HOME": "/nonexistent", "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e"}
+    git = lambda *args, cwd: subprocess.run(["git", *args], cwd=cwd, env=env, check=True,
+                                            capture_output=True)
+    repo, sub = tmp_path / "repo", tmp_path / "repo" / "vendored"
+    git("init", "-q", str(repo), cwd=tmp_path)
+    git("init", "-q", str(sub), cwd=tmp_path)
+    git("commit", "-q", "--allow-empty", "-m", "x", cwd=sub)
+    with open(sub / ".git" / "config", "a") as fh:
+        fh.write('[filter "x"]\n\tclean = ./evil\n')
+    (repo / "f").write_text("x")
+    git("add", "f", cwd=repo)
+    assert check("git status", cwd=str(repo)).allowed
+    assert check("git status", cwd=str(repo)).allowed  # the index's gitlinks from the memo
+    assert any(key[1] == str(repo / ".git" / "index") for key in gitrepo._INDEXES)
+    git("add", "vendored", cwd=repo)
+    assert [d.code for d in check("git status", cwd=str(repo)).denials] == ["BP601"]

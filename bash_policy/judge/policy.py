@@ -7,8 +7,11 @@ in pyproject.toml) merges into the built-ins in the same format.
 
 from __future__ import annotations
 
+import errno
+import functools
 import os
 import re
+import stat
 import sys
 import time
 from collections.abc import Mapping
@@ -264,17 +267,42 @@ def find_config(directory: str | Path) -> Path | None:
     `bash-policy.toml`, or `pyproject.toml` with a `[tool.bash-policy]` table,
     wins.  Outside any repository only the directory itself is read, so a
     stray file in a shared parent such as /tmp is never picked up."""
-    start = Path(directory).absolute()
-    chain = [start, *start.parents]
-    root = next((d for d in chain if (d / ".git").exists()), None)
-    for candidate in chain[:chain.index(root) + 1] if root is not None else [start]:
-        own = candidate / "bash-policy.toml"
-        if own.is_file():
-            return own
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file() and _has_table(pyproject):
-            return pyproject
+    chain = _chain(str(directory), "" if os.path.isabs(directory) else os.getcwd())
+    root = next((k for k, d in enumerate(chain) if _stat(os.path.join(d, ".git"))), None)
+    for candidate in chain[:root + 1] if root is not None else chain[:1]:
+        own = os.path.join(candidate, "bash-policy.toml")
+        if _is_file(own):
+            return Path(own)
+        pyproject = os.path.join(candidate, "pyproject.toml")
+        if _is_file(pyproject) and _has_table(Path(pyproject)):
+            return Path(pyproject)
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _chain(directory: str, cwd: str) -> tuple[str, ...]:
+    """`directory` made absolute as pathlib does (lexically, `..` kept) and its
+    parents: computed once per directory, as a server asks for every request."""
+    start = Path(cwd, directory)
+    return tuple(str(d) for d in (start, *start.parents))
+
+
+def _stat(path: str) -> os.stat_result | None:
+    """As pathlib's exists(): None for a missing path, other errors raised."""
+    try:
+        return os.stat(path)
+    except OSError as error:
+        if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return None
+        raise
+    except ValueError:
+        return None
+
+
+def _is_file(path: str) -> bool:
+    """As pathlib's is_file()."""
+    st = _stat(path)
+    return st is not None and stat.S_ISREG(st.st_mode)
 
 
 # pyproject.toml files already read, by path and stat: a server looks the
