@@ -65,12 +65,14 @@ def cases(paths: list[Path]) -> list[tuple[str, str | None]]:
     return [(c.command, c.cwd) for f in corpus_files(paths) for c in read_cases(f)]
 
 
-def best_times(fn, items, rounds: int) -> list[int]:
-    """Each item's best time over `rounds` calls, in ns."""
+def best_times(fn, items, rounds: int, before=None) -> list[int]:
+    """Each item's best time over `rounds` calls, in ns (`before` runs untimed before each)."""
     out = []
     for item in items:
         best = None
         for _ in range(rounds):
+            if before is not None:
+                before()
             start = time.perf_counter_ns()
             fn(item)
             took = time.perf_counter_ns() - start
@@ -134,14 +136,11 @@ def in_process(rounds: int) -> None:
         for mode, label in (("off", "off"), ("auto", auto)):
             policy = Policy.from_mapping({"crosscheck": mode})
 
-            def first(item, policy=policy):
-                clear()
+            def run(item, policy=policy) -> None:
                 check(item[0], policy, cwd=item[1])
 
-            for kind, fn in (("first sight", first),
-                             ("repeat", lambda item, policy=policy: check(item[0], policy,
-                                                                          cwd=item[1]))):
-                p50, p99 = p50_p99(best_times(fn, items, rounds))
+            for kind, before in (("first sight", clear), ("repeat", None)):
+                p50, p99 = p50_p99(best_times(run, items, rounds, before))
                 r50, r99 = p50 / base50, p99 / base99
                 status = ""
                 if kind == "first sight" and set_name == "agent commands":
