@@ -330,7 +330,11 @@ def cmd_serve(args) -> int:
 
 def cmd_run(args) -> int:
     from .integrations.runner import (
-        DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, DENIED_EXIT, TIMEOUT_EXIT, run,
+        DEFAULT_MAX_OUTPUT,
+        DEFAULT_TIMEOUT,
+        DENIED_EXIT,
+        TIMEOUT_EXIT,
+        run,
     )
     from .render import text
 

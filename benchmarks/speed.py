@@ -96,7 +96,7 @@ def parse_walk():
     def run(item) -> None:
         cursor = parser.parse(item[0].encode()).walk()
         while True:
-            cursor.node.type
+            _ = cursor.node.type  # the walk visits each node as a reader would
             if cursor.goto_first_child() or cursor.goto_next_sibling():
                 continue
             while cursor.goto_parent():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,9 +16,11 @@ import pytest
 
 from bash_policy import Policy, check
 from bash_policy.corpus import corpus_files, read_cases
-from bash_policy.judge import spec_cache
+from bash_policy.judge import engine, flow, spec_cache
+from bash_policy.judge import policy as policy_module
 from bash_policy.judge.policy import SPEC_DIR, _stem_to_name
-from bash_policy.read import parse_cache
+from bash_policy.read import parse_cache, words
+from bash_policy.repo import gitconfig, gitrepo
 
 CASES = [c for f in corpus_files([Path(__file__).parent.parent / "corpora"]) for c in read_cases(f)]
 
@@ -28,11 +31,28 @@ def _summary(verdict) -> tuple:
              for d in verdict.denials])
 
 
+_NEVER = re.compile(r"(?!)")
+
+
+def _all_off(off) -> None:
+    """Every cache and fast path off: the verdicts then come the long way."""
+    off.setattr(parse_cache, "MAX_ENTRIES", 0)
+    off.setattr(spec_cache, "ENABLED", False)
+    parse_cache.clear()
+    # The directory-flow walk even when no command runs cd.
+    off.setattr(engine, "command_directories", lambda body, cwd, commands=None:
+                flow.command_directories(body, cwd))
+    off.setattr(engine, "_PLAIN_TEXT", _NEVER)  # screen every character
+    off.setattr(words, "_ORDINARY", _NEVER)  # scan every word character by character
+    off.setattr(gitconfig, "_KEEP_CHARS", -1)  # parse every config text
+    for module, kept in ((gitrepo, gitrepo._INDEXES), (policy_module, policy_module._TABLES)):
+        off.setattr(module, "_SETTLED_NS", 1 << 62)  # keep no index's gitlinks, no pyproject's answer
+        kept.clear()
+
+
 def test_caches_change_no_verdict(monkeypatch):
     with monkeypatch.context() as off:
-        off.setattr(parse_cache, "MAX_ENTRIES", 0)
-        off.setattr(spec_cache, "ENABLED", False)
-        parse_cache.clear()
+        _all_off(off)
         fresh = Policy.from_mapping({})  # builds each spec from its TOML
         expected = [_summary(check(c.command, fresh, cwd=c.cwd)) for c in CASES]
         assert not parse_cache._kept
@@ -88,7 +108,10 @@ def test_a_changed_alias_target_rebuilds(cache_home, tmp_path, monkeypatch):
     path, base = tmp_path / "x.toml", tmp_path / "base.toml"
     path.write_text("x")
     base.write_text("one")
-    build = lambda: (base.read_text(), [(path, path.read_bytes()), (base, base.read_bytes())])
+
+    def build():
+        return base.read_text(), [(path, path.read_bytes()), (base, base.read_bytes())]
+
     assert spec_cache.load(path, build) == "one"
     base.write_text("two")
     monkeypatch.setattr(spec_cache, "_memo", {})
@@ -138,8 +161,10 @@ def test_a_changed_index_is_read_again(tmp_path, monkeypatch):
     env = {"PATH": os.environ["PATH"], "HOME": "/nonexistent", "GIT_CONFIG_NOSYSTEM": "1",
            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@e"}
-    git = lambda *args, cwd: subprocess.run(["git", *args], cwd=cwd, env=env, check=True,
-                                            capture_output=True)
+
+    def git(*args, cwd):
+        subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
     repo, sub = tmp_path / "repo", tmp_path / "repo" / "vendored"
     git("init", "-q", str(repo), cwd=tmp_path)
     git("init", "-q", str(sub), cwd=tmp_path)

@@ -22,9 +22,10 @@ import copyreg
 import os
 import pickle
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable
+from typing import Any
 
 from . import rules
 
