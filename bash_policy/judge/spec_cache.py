@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copyreg
 import os
-import pickle
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +27,11 @@ from types import MappingProxyType
 from typing import Any
 
 from . import rules
+
+try:  # what pickle.py re-exports, without importing it (and its Jython probe)
+    from _pickle import Unpickler, UnpicklingError
+except ImportError:  # pragma: no cover - Pythons without the C accelerator
+    from pickle import Unpickler, UnpicklingError
 
 ENABLED = True
 _FORMAT = 1
@@ -43,18 +47,21 @@ def cache_dir() -> Path:
 
 
 def _digest(data: bytes) -> str:
-    import hashlib
+    try:  # hashlib.blake2b itself, without loading OpenSSL for hashlib's other hashes
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover
+        from hashlib import blake2b
 
     global _salt
     if _salt is None:
         from .. import __version__
 
         here = Path(__file__).parent
-        salt = hashlib.blake2b(f"{_FORMAT} {__version__} {sys.version}".encode())
+        salt = blake2b(f"{_FORMAT} {__version__} {sys.version}".encode())
         for name in _BUILDERS:
             salt.update((here / name).read_bytes())
         _salt = salt.digest()
-    return hashlib.blake2b(data, digest_size=20, key=_salt[:64]).hexdigest()
+    return blake2b(data, digest_size=20, key=_salt[:64]).hexdigest()
 
 
 def load(path: Path, build: Callable[[], tuple[Any, list[tuple[Path, bytes]]]]) -> Any:
@@ -84,7 +91,7 @@ def load(path: Path, build: Callable[[], tuple[Any, list[tuple[Path, bytes]]]]) 
     return value
 
 
-class _Unpickler(pickle.Unpickler):
+class _Unpickler(Unpickler):
     """Admits the spec classes and nothing else: an entry cannot run code."""
 
     ALLOWED = {("bash_policy.judge.spec", n) for n in
@@ -94,17 +101,12 @@ class _Unpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str):
         if (module, name) not in self.ALLOWED:
-            raise pickle.UnpicklingError(f"{module}.{name} is not a spec class")
+            raise UnpicklingError(f"{module}.{name} is not a spec class")
         return super().find_class(module, name)
 
 
 def _proxy(mapping: dict) -> MappingProxyType:
     return MappingProxyType(mapping)
-
-
-class _Pickler(pickle.Pickler):
-    dispatch_table = {**copyreg.dispatch_table,
-                      MappingProxyType: lambda proxy: (_proxy, (dict(proxy),))}
 
 
 def _hooks(value: Any) -> dict[str, str]:
@@ -138,7 +140,12 @@ def _read(entry: Path) -> tuple[Any] | None:
 
 def _write(entry: Path, value: Any, inputs: list[tuple[Path, bytes]]) -> None:
     import io
+    import pickle
     import tempfile
+
+    class _Pickler(pickle.Pickler):
+        dispatch_table = {**copyreg.dispatch_table,
+                          MappingProxyType: lambda proxy: (_proxy, (dict(proxy),))}
 
     temporary = None
     try:
