@@ -7,23 +7,25 @@
     'BP400'
 """
 
-from .judge.engine import check
-from .judge.policy import ConfigError, Policy
-from .judge.verdict import Denial, Verdict
-from .repo.hardening import hardened_env
-
 __all__ = ["check", "hardened_env", "run", "PlanGate", "Policy", "ConfigError", "Verdict", "Denial"]
 __version__ = "0.1.0"
 
+# Where each public name lives.  They load on first use, so that importing a
+# submodule (the CLI, a hook) pays only for what that submodule needs.
+_PUBLIC = {
+    "check": "judge.engine", "hardened_env": "repo.hardening", "run": "integrations.runner",
+    "PlanGate": "integrations.gate", "Policy": "judge.policy", "ConfigError": "judge.policy",
+    "Verdict": "judge.verdict", "Denial": "judge.verdict",
+}
+
 
 def __getattr__(name: str):
-    """`run` and `PlanGate` load on first use, so `import bash_policy` stays cheap."""
-    if name == "run":
-        from .integrations.runner import run
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'bash_policy' has no attribute {name!r}")
+    from importlib import import_module
 
-        return run
-    if name == "PlanGate":
-        from .integrations.gate import PlanGate
+    return getattr(import_module(f"{__name__}.{_PUBLIC[name]}"), name)
 
-        return PlanGate
-    raise AttributeError(f"module 'bash_policy' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_PUBLIC])

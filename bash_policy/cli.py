@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import shutil
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -55,10 +53,19 @@ def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
     return convert
 
 
-def build_parser() -> Parser:
+class _Unused:
+    """Stands for the parser of a subcommand this run does not need: every
+    ArgumentParser costs gettext file look-ups, a tenth of a check's start."""
+
+    def add_argument(self, *args, **kwargs) -> None:
+        pass
+
+
+def build_parser(wanted: str | None = None) -> Parser:
+    """The parser; when `wanted` names a subcommand, only that subcommand's
+    own parser is built (anything else, such as --help, gets them all)."""
     from . import __version__
     from .integrations.harnesses import HARNESSES
-    from .integrations.runner import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
 
     config = Parser(add_help=False)
     config.add_argument("--config", metavar="FILE",
@@ -77,7 +84,12 @@ def build_parser() -> Parser:
     top.add_argument("--version", action="version", version=f"bash-policy {__version__}")
     sub = top.add_subparsers(dest="subcommand", metavar="COMMAND", required=True)
 
+    names: list[str] = []
+
     def add(name: str, handler, help: str, parents=(), usage: str | None = None) -> Parser:
+        names.append(name)
+        if wanted not in (None, name):
+            return _Unused()  # type: ignore[return-value]
         p = sub.add_parser(name, help=help, description=help, parents=list(parents), usage=usage,
                            epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
         p.set_defaults(handler=handler)
@@ -133,11 +145,11 @@ def build_parser() -> Parser:
     p = add("run", cmd_run, "check COMMAND, then run it in a hardened bash only if allowed",
             (config, cwd), "%(prog)s [-h] [--config FILE] [--cwd DIR] [--timeout SECONDS] "
                            "[--max-output BYTES] [--] COMMAND")
-    p.add_argument("--timeout", type=_positive(float), default=DEFAULT_TIMEOUT, metavar="SECONDS")
-    p.add_argument("--max-output", type=_positive(int), default=DEFAULT_MAX_OUTPUT,
-                   metavar="BYTES")
+    # Defaults filled in by cmd_run, so that other subcommands need not import the runner.
+    p.add_argument("--timeout", type=_positive(float), metavar="SECONDS")
+    p.add_argument("--max-output", type=_positive(int), metavar="BYTES")
     p.add_argument("command", **command)
-    return top
+    return top if wanted is None or wanted in names else build_parser()
 
 
 # -- output --------------------------------------------------------------------
@@ -174,6 +186,8 @@ def _command(args) -> str:
     if len(words) > 1:
         if any(w.split("=", 1)[0] in ("--json", "--config", "--cwd") for w in words[1:]):
             raise UsageError(prog, "options go before the COMMAND")
+        import shlex
+
         raise UsageError(prog, "give the command as one argument: "
                                f"{prog} {shlex.quote(' '.join(words))}")
     if words[0] == "-":
@@ -222,6 +236,8 @@ def cmd_programs(args) -> int:
         print(f"bash-policy programs: {args.name} is not a known program, so it is denied "
               "(BP300)", file=sys.stderr)
         return 1
+    import shutil
+
     width = shutil.get_terminal_size((80, 24)).columns
     _emit(json.dumps(describe_json(spec)) if args.json else describe(spec, width))
     return 0
@@ -313,12 +329,19 @@ def cmd_serve(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from .integrations.runner import DENIED_EXIT, TIMEOUT_EXIT, run
+    from .integrations.runner import (
+        DEFAULT_MAX_OUTPUT,
+        DEFAULT_TIMEOUT,
+        DENIED_EXIT,
+        TIMEOUT_EXIT,
+        run,
+    )
     from .render import text
 
     command = _command(args)
-    result = run(command, cwd=args.cwd, policy=_policy(args), timeout=args.timeout,
-                 max_output=args.max_output)
+    timeout, max_output = args.timeout or DEFAULT_TIMEOUT, args.max_output or DEFAULT_MAX_OUTPUT
+    result = run(command, cwd=args.cwd, policy=_policy(args), timeout=timeout,
+                 max_output=max_output)
     if not result.ran:
         print(f"bash-policy: not run: {text(result.verdict)}", file=sys.stderr)
         return DENIED_EXIT
@@ -329,10 +352,10 @@ def cmd_run(args) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     sys.stderr.buffer.write(result.stderr)
     if result.truncated:
-        print(f"\nbash-policy: output cut at {args.max_output} bytes; the command was stopped",
+        print(f"\nbash-policy: output cut at {max_output} bytes; the command was stopped",
               file=sys.stderr)
     if result.timed_out:
-        print(f"\nbash-policy: stopped after {args.timeout:g}s", file=sys.stderr)
+        print(f"\nbash-policy: stopped after {timeout:g}s", file=sys.stderr)
         return TIMEOUT_EXIT
     code = result.returncode or 0
     return 128 - code if code < 0 else code
@@ -347,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # echoing invalid UTF-8 back must not crash
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    parser = build_parser()
+    parser = build_parser(argv[0] if argv else None)
     if not argv:
         parser.print_help(sys.stderr)
         return 2

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Set
 from dataclasses import dataclass, field
 
-from ..read import exact
+from ..read import exact, parse_cache
 from ..read.model import (
     ANSI_C,
     ARITHMETIC,
@@ -364,7 +364,7 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
     ctx = Context(policy, command, cwd)
     if _screen(command, ctx):
         return Verdict(command, False, tuple(ctx.denials), ())
-    script = exact.parse(command)
+    script = parse_cache.read(exact.parse, command)
     commands = script.commands
     for code, span, message, hint in script.problems:
         rule = REDIRECTION if code == "BP105" else _PROBLEM_RULES.get(code[:3], SYNTAX)
@@ -376,7 +376,7 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
         return Verdict(command, False, tuple(ctx.denials), commands, (), script)
     if script.body is None and not script.problems:
         ctx.notes.append("empty command")
-    ctx.where = command_directories(script.body, cwd)
+    ctx.where = command_directories(script.body, cwd, commands)
     index = {id(c): k for k, c in enumerate(commands)}
     if script.body is not None:
         _check_node(script.body, ctx, index, _lines_at_risk(script.body, policy))
@@ -641,6 +641,7 @@ def _check_cond(node: Cond, ctx: Context) -> None:
 
 
 _SIGNED_NUMBER = re.compile(r"[-+]?[0-9]+")
+_PLAIN_TEXT = re.compile(r"[\t\n -~]*")  # what the loop below lets pass without a look-up
 
 
 def _screen(command: str, ctx: Context) -> bool:
@@ -650,6 +651,8 @@ def _screen(command: str, ctx: Context) -> bool:
                  f"the command is {len(command)} characters long; the limit is {ctx.policy.max_length}",
                  "split the work into smaller commands", rule=SCREEN)
         return True
+    if _PLAIN_TEXT.fullmatch(command):
+        return False
     for index, ch in enumerate(command):
         if ch in "\n\t" or " " <= ch < "\x7f":
             continue

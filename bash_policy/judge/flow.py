@@ -187,9 +187,14 @@ class _Flow:
         return _any(states)
 
 
-def command_directories(body: List | None, cwd: str | None) -> dict[int, set[str | None]]:
-    """Every simple command (by id) mapped to the directories it may run in."""
+def command_directories(body: List | None, cwd: str | None,
+                        commands: tuple[Command, ...] | None = None) -> dict[int, set[str | None]]:
+    """Every simple command (by id) mapped to the directories it may run in.
+    When none of `commands` (every simple command of `body`, if the caller
+    has them) runs `cd`, every command runs in `cwd`: the map is left empty,
+    which `Context.directories()` reads as `cwd`, without walking the tree."""
     flow = _Flow()
-    if body is not None:
+    if body is not None and (commands is None
+                             or any(cd_operands(c) is not None for c in commands)):
         flow.list(body, frozenset({(cwd, ANY)}))
     return flow.where

@@ -7,19 +7,19 @@ in pyproject.toml) merges into the built-ins in the same format.
 
 from __future__ import annotations
 
+import errno
+import functools
+import os
 import re
+import stat
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
-from . import rules
+from . import rules, spec_cache
 from .spec import CommandSpec, SpecError, build_spec, merge_tables
 
 SPEC_DIR = Path(__file__).with_name("specs")
@@ -50,10 +50,19 @@ def _stem_to_name(stem: str) -> str:
     return stem
 
 
-def _load_toml(path: Path) -> dict[str, Any]:
+def _load_toml(path: Path, read: list[tuple[Path, bytes]] | None = None) -> dict[str, Any]:
+    """The table in `path`; `read` gets the bytes it was parsed from."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            data = fh.read()
+        if read is not None:
+            read.append((path, data))
+        return tomllib.loads(data.decode())
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
@@ -87,7 +96,7 @@ class Policy:
     def default(cls) -> Policy:
         global _DEFAULT
         if _DEFAULT is None:
-            _DEFAULT = cls._build(_load_toml(_DEFAULTS_FILE), {}, "built-in")
+            _DEFAULT = cls._build(_defaults(), {}, "built-in")
         return _DEFAULT
 
     @classmethod
@@ -104,7 +113,7 @@ class Policy:
         if unknown:
             raise ConfigError(f"{source}: unknown key {sorted(unknown)[0]!r} "
                               f"(known: {', '.join(sorted(_CONFIG_KEYS))})")
-        base = _load_toml(_DEFAULTS_FILE)
+        base = _defaults()
         merged = dict(base)
         for key in ("crosscheck", "stdin_script"):
             if key in data:
@@ -192,33 +201,35 @@ class Policy:
     # -- specs -------------------------------------------------------------
     def spec(self, name: str) -> CommandSpec | None:
         """The spec for program `name`, or None when it is not whitelisted."""
-        if name in self._specs:
-            return self._specs[name]
-        table = self._builtin_table(name)
-        where = f"built-in spec {name!r}"
-        if name in self.user_programs:
-            user = self.user_programs[name]
-            if not isinstance(user, Mapping):
-                raise ConfigError(f"{self.source}: programs.{name}: expected a table")
-            table = merge_tables(table or {}, user)
-            where = f"{self.source}: programs.{name}"
-        spec = None
-        if table is not None:
-            try:
-                spec = build_spec(name, table, where, rule_exists=rules.exists)
-            except SpecError as error:
-                raise ConfigError(str(error)) from None
-        self._specs[name] = spec
-        return spec
+        if name not in self._specs:
+            if name in self.user_programs:
+                self._specs[name] = self._user_spec(name)
+            else:
+                path = SPEC_DIR / f"{spec_file_stem(name)}.toml"
+                self._specs[name] = spec_cache.load(path, lambda: self._builtin_spec(name))
+        return self._specs[name]
 
-    def _builtin_table(self, name: str) -> dict[str, Any] | None:
+    def _builtin_spec(self, name: str) -> tuple[CommandSpec | None, list[tuple[Path, bytes]]]:
+        """The built-in spec of `name` and the files it was built from."""
+        files: list[tuple[Path, bytes]] = []
+        table = self._builtin_table(name, files)
+        return _make_spec(name, table, f"built-in spec {name!r}"), files
+
+    def _user_spec(self, name: str) -> CommandSpec | None:
+        user = self.user_programs[name]
+        if not isinstance(user, Mapping):
+            raise ConfigError(f"{self.source}: programs.{name}: expected a table")
+        table = merge_tables(self._builtin_table(name, []) or {}, user)
+        return _make_spec(name, table, f"{self.source}: programs.{name}")
+
+    def _builtin_table(self, name: str, files: list[tuple[Path, bytes]]) -> dict[str, Any] | None:
         path = SPEC_DIR / f"{spec_file_stem(name)}.toml"
         if not path.is_file():
             return None
-        table = _load_toml(path)
+        table = _load_toml(path, files)
         alias = table.pop("alias_of", None)
         if alias is not None:
-            base = self._builtin_table(alias) or {}
+            base = self._builtin_table(alias, files) or {}
             table = merge_tables(base, table)
         return table
 
@@ -226,6 +237,23 @@ class Policy:
         names = {_stem_to_name(p.stem) for p in SPEC_DIR.glob("*.toml")}
         names.update(self.user_programs)
         return sorted(n for n in names if self.spec(n) is not None)
+
+
+def _make_spec(name: str, table: Mapping[str, Any] | None, where: str) -> CommandSpec | None:
+    if table is None:
+        return None
+    try:
+        return build_spec(name, table, where, rule_exists=rules.exists)
+    except SpecError as error:
+        raise ConfigError(str(error)) from None
+
+
+def _defaults() -> dict[str, Any]:
+    def build() -> tuple[dict[str, Any], list[tuple[Path, bytes]]]:
+        read: list[tuple[Path, bytes]] = []
+        return _load_toml(_DEFAULTS_FILE, read), read
+
+    return spec_cache.load(_DEFAULTS_FILE, build)
 
 
 _DEFAULT: Policy | None = None
@@ -239,14 +267,66 @@ def find_config(directory: str | Path) -> Path | None:
     `bash-policy.toml`, or `pyproject.toml` with a `[tool.bash-policy]` table,
     wins.  Outside any repository only the directory itself is read, so a
     stray file in a shared parent such as /tmp is never picked up."""
-    start = Path(directory).absolute()
-    chain = [start, *start.parents]
-    root = next((d for d in chain if (d / ".git").exists()), None)
-    for candidate in chain[:chain.index(root) + 1] if root is not None else [start]:
-        own = candidate / "bash-policy.toml"
-        if own.is_file():
-            return own
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file() and "bash-policy" in _load_toml(pyproject).get("tool", {}):
-            return pyproject
+    chain = _chain(str(directory), "" if os.path.isabs(directory) else os.getcwd())
+    root = next((k for k, d in enumerate(chain) if _stat(os.path.join(d, ".git"))), None)
+    for candidate in chain[:root + 1] if root is not None else chain[:1]:
+        own = os.path.join(candidate, "bash-policy.toml")
+        if _is_file(own):
+            return Path(own)
+        pyproject = os.path.join(candidate, "pyproject.toml")
+        if _is_file(pyproject) and _has_table(Path(pyproject)):
+            return Path(pyproject)
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _chain(directory: str, cwd: str) -> tuple[str, ...]:
+    """`directory` made absolute as pathlib does (lexically, `..` kept) and its
+    parents: computed once per directory, as a server asks for every request."""
+    start = Path(cwd, directory)
+    return tuple(str(d) for d in (start, *start.parents))
+
+
+def _stat(path: str) -> os.stat_result | None:
+    """As pathlib's exists(): None for a missing path, other errors raised."""
+    try:
+        return os.stat(path)
+    except OSError as error:
+        if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return None
+        raise
+    except ValueError:
+        return None
+
+
+def _is_file(path: str) -> bool:
+    """As pathlib's is_file()."""
+    st = _stat(path)
+    return st is not None and stat.S_ISREG(st.st_mode)
+
+
+# pyproject.toml files already read, by path and stat: a server looks the
+# config up for every request, and parsing the TOML cost more than the check.
+_TABLES: dict[tuple, bool] = {}
+_MAX_TABLES = 64
+# A file changed this recently may change again within its timestamp's
+# granularity without its stat changing, so its answer is not kept.
+_SETTLED_NS = 2_000_000_000
+
+
+def _has_table(pyproject: Path) -> bool:
+    """Whether `pyproject` has a [tool.bash-policy] table."""
+    try:
+        st = os.stat(pyproject)
+        key: tuple | None = (str(pyproject), st.st_dev, st.st_ino, st.st_size,
+                             st.st_mtime_ns, st.st_ctime_ns)
+    except OSError:
+        key = None
+    if key is not None and key in _TABLES:
+        return _TABLES[key]
+    found = "bash-policy" in _load_toml(pyproject).get("tool", {})
+    if key is not None and time.time_ns() - max(key[4], key[5]) > _SETTLED_NS:
+        if len(_TABLES) >= _MAX_TABLES:
+            _TABLES.clear()
+        _TABLES[key] = found
+    return found

@@ -6,7 +6,7 @@ bundled yacc never reads them back.  This module wraps bashlex's `yacc.yacc`
 for the duration of that one import: the first run builds the tables as
 usual and stores them as JSON in the user's cache directory; later runs
 rebuild the same parser object from that file.  The cache is keyed by the
-bashlex version and the size and mtime of its grammar files, and anything
+size and mtime of every bashlex module (the grammar's and its tokens'), and anything
 unexpected (unreadable, stale, malformed) falls back to bashlex's own build,
 so the cache can only make the import faster, never change the parser.
 """
@@ -18,11 +18,10 @@ import importlib.util
 import json
 import os
 import sys
-from importlib import metadata
 from pathlib import Path
 from types import SimpleNamespace
 
-_FORMAT = 1
+_FORMAT = 2  # 2: keyed by every module's stat instead of the version
 
 
 def cache_path() -> Path:
@@ -31,10 +30,17 @@ def cache_path() -> Path:
 
 
 def _key(yacc_module) -> list:
+    """The Python version and the size and mtime of every module of bashlex:
+    the grammar (parser.py), the table builder (yacc.py) and the modules the
+    grammar takes its tokens from.  (Not the version from the package's
+    metadata: importing importlib.metadata cost more than Python's start.)"""
     folder = Path(yacc_module.__file__).parent
-    stats = [(name, (folder / name).stat().st_size, (folder / name).stat().st_mtime_ns)
-             for name in ("yacc.py", "parser.py")]
-    return [_FORMAT, metadata.version("bashlex"), sys.version_info[:2], stats]
+    stats = []
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if entry.name.endswith(".py") and entry.is_file():
+            st = entry.stat()
+            stats.append((entry.name, st.st_size, st.st_mtime_ns))
+    return [_FORMAT, sys.version_info[:2], stats]
 
 
 class _Production(SimpleNamespace):
@@ -111,7 +117,7 @@ def _caching(original, yacc_module):
         try:
             key = _key(yacc_module)
             parser = _load(path, key, pdict, yacc_module) if path.is_file() else None
-        except (OSError, ValueError, KeyError, TypeError, metadata.PackageNotFoundError):
+        except (OSError, ValueError, KeyError, TypeError):
             key, parser = None, None
         if parser is not None:
             return parser

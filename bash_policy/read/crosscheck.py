@@ -20,6 +20,7 @@ without it), "off" (no bashlex).  Tree-sitter always runs.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 from dataclasses import dataclass
@@ -128,9 +129,12 @@ def _compare_pipelines(a: Pipeline, b: Pipeline) -> None:
 def _compare_words(what: str, a, b, span: Span) -> None:
     _same(span, f"the number of {what}", len(a), len(b))
     for x, y in zip(a, b):
-        _same(x.span, f"where a word of {what} lies", (x.span.start, x.span.end),
-              (y.span.start, y.span.end))
-        _same(x.span, f"the value of `{x.text}`", _word(x), _word(y))
+        # Equal spans and equal `_word` descriptions, tested without building them.
+        if x.span != y.span:
+            _same(x.span, f"where a word of {what} lies", (x.span.start, x.span.end),
+                  (y.span.start, y.span.end))
+        if x.value != y.value or (x.value is None and x.text != y.text):
+            _same(x.span, f"the value of `{x.text}`", _word(x), _word(y))
         if not _BODIES:
             continue
         xs = [e.body for e in x.expansions if e.body is not None]
@@ -211,16 +215,23 @@ def compare(exact: Script, other: Script, reader: str) -> Difference | None:
 def _bashlex_installed() -> bool:
     if "bashlex" in sys.modules:
         return sys.modules["bashlex"] is not None
+    return _bashlex_found()
+
+
+@functools.cache
+def _bashlex_found() -> bool:
+    """Looked up once per process: a failed import searches every path entry
+    again on each call, which cost more than the rest of the check."""
     return importlib.util.find_spec("bashlex") is not None
 
 
 def cross_check(script: Script, ctx) -> None:
     """Re-read `script.source` with tree-sitter, then bashlex; deny (BP106) on
     any difference from the exact reading."""
-    from . import treesitter
+    from . import parse_cache, treesitter
 
     ctx.segment = None
-    difference = compare(script, treesitter.parse(script.source), "tree-sitter")
+    difference = compare(script, parse_cache.read(treesitter.parse, script.source), "tree-sitter")
     if difference is not None:
         ctx.deny("BP106", difference.span, difference.message, _HINT, rule="readings")
         return
@@ -228,11 +239,7 @@ def cross_check(script: Script, ctx) -> None:
     if mode == "off":
         ctx.notes.append("cross-check: tree-sitter agreed; bashlex off")
         return
-    try:
-        from . import bashlex_reader
-    except ModuleNotFoundError as error:
-        if error.name != "bashlex":
-            raise
+    if not _bashlex_installed():
         if mode == "required":
             ctx.deny("BP106", Span(0, len(script.source)),
                      "the policy requires the bashlex cross-check, but bashlex is not installed",
@@ -240,7 +247,9 @@ def cross_check(script: Script, ctx) -> None:
         else:
             ctx.notes.append("cross-check: tree-sitter agreed; bashlex not installed")
         return
-    reading = bashlex_reader.parse(script.source)
+    from . import bashlex_reader
+
+    reading = parse_cache.read(bashlex_reader.parse, script.source)
     if reading.problems:
         ctx.notes.append("cross-check: tree-sitter agreed; bashlex cannot read this command")
         return

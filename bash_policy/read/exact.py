@@ -154,6 +154,7 @@ class Reader:
     def __init__(self, source: str, start: int = 0, depth: int = 0):
         self.s = source
         self.n = len(source)
+        self.joins = "\\\n" in source  # any backslash-newline pair for skip_joins to skip
         self.i = start
         self.depth = depth
         # Here-documents whose bodies are still to come: (redirect start, delimiter,
@@ -165,6 +166,8 @@ class Reader:
     # -- characters -------------------------------------------------------------
     def skip_joins(self, i: int) -> int:
         """Skip backslash-newline pairs at i (bash's shell_getc removes them)."""
+        if not self.joins:
+            return i
         s = self.s
         while s.startswith("\\\n", i):
             i += 2

@@ -449,7 +449,7 @@ class _Builder:
                 if _JOIN_GAP.fullmatch(gap):
                     end = nodes[j].end_byte
                     j += 1
-                elif _BLANK_GAP.fullmatch(self.uncovered(end, starts[j], covered)):
+                elif _BLANK_GAP.fullmatch(self.uncovered(end, starts[j], covered) if covered else gap):
                     break
                 else:
                     self.fail("BP100", self.span_bytes(end, starts[j]), "the parser skipped text here")
@@ -486,6 +486,8 @@ class _Builder:
         except WordSyntaxError as error:
             self.fail("BP100", Span(error.offset, error.offset + 1), f"syntax error: {error}",
                       "check the quoting of this word")
+        if all(node.child_count == 0 for node in nodes):
+            return word  # a substitution node always has children (its `$(`, `<(`, `>(`)
         subs = list(self.substitutions(nodes))
         if not subs:
             return word

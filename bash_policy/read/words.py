@@ -30,6 +30,9 @@ from .model import (
 _PARAM_START = re.compile(r"[A-Za-z_0-9@*#?$!\-{]")
 # A word bash treats as an assignment, in which `~` after `=` or `:` expands.
 _ASSIGNMENT_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+# Text in which no character quotes, expands or ends a word: `_scan` would
+# append each character as it is (`{` alone starts brace bookkeeping).
+_ORDINARY = re.compile(r"[^\\'\"$`*?\[~{ \t\n;&|<>()]*")
 # Backslash escapes that keep their meaning inside double quotes.
 _DQ_ESCAPABLE = '$`"\\\n'
 
@@ -49,6 +52,8 @@ def scan_word(text: str, start: int = 0) -> Word:
     reads the word (bash(1), QUOTING), so `$\\<newline>--` is the parameter
     `$-`: the pairs are removed first and spans mapped back to the raw text.
     """
+    if _ORDINARY.fullmatch(text):  # most words: the value is the text
+        return Word(text, Span(start, start + len(text)), text)
     if "\\\n" not in text:
         return _scan(text, start, None)
     clean, where = _join_continuations(text)

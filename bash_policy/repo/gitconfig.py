@@ -68,8 +68,28 @@ class _Reader:
         raise ConfigSyntaxError(f"line {self.line}: {what}")
 
 
+# The entries of config texts read lately, by the text itself (parsing is a
+# function of the text alone): a server reads the same files for every git
+# command.  Short texts only, and a few of them.
+_KEPT: dict[str, tuple[Entry, ...]] = {}
+_MAX_KEPT = 32
+_KEEP_CHARS = 1 << 16
+
+
 def parse(text: str) -> list[Entry]:
     """Every entry of a config file, in order."""
+    if len(text) > _KEEP_CHARS:
+        return _parse(text)
+    kept = _KEPT.get(text)
+    if kept is None:
+        kept = tuple(_parse(text))
+        if len(_KEPT) >= _MAX_KEPT:
+            _KEPT.clear()
+        _KEPT[text] = kept
+    return list(kept)
+
+
+def _parse(text: str) -> list[Entry]:
     reader = _Reader(text)
     entries: list[Entry] = []
     section: str | None = None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import stat
 import struct
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -274,6 +275,10 @@ def _gitlinks(repo: Repository, entries) -> list[str]:
                  for _, e in entries)
     hash_size = 32 if sha256 else 20
     index = os.path.join(repo.git_dir, "index")
+    read = [(index, _signature(index))]
+    kept = _INDEXES.get((hash_size, *read[0]))
+    if kept is not None and all(_signature(path) == sig for path, sig in kept[1]):
+        return list(kept[0])
     try:
         data = read_text(index, _MAX_INDEX_BYTES)
         if data is None:
@@ -286,15 +291,42 @@ def _gitlinks(repo: Repository, entries) -> list[str]:
             if name == b"link":
                 shared = raw[pos + 8:pos + 8 + hash_size].hex()
                 if shared.strip("0"):
-                    text = read_text(os.path.join(repo.git_dir, f"sharedindex.{shared}"),
-                                     _MAX_INDEX_BYTES)
+                    path = os.path.join(repo.git_dir, f"sharedindex.{shared}")
+                    read.append((path, _signature(path)))
+                    text = read_text(path, _MAX_INDEX_BYTES)
                     if text is not None:
                         found += _index_entries(text.encode("utf-8", "surrogateescape"),
                                                 hash_size)[0]
             pos += 8 + size
     except (ValueError, IndexError, struct.error) as error:
         raise RepositoryError(f"{index} cannot be read for submodules ({error})") from None
-    return [path for mode, path in found if mode & 0o170000 == _GITLINK]
+    paths = [path for mode, path in found if mode & 0o170000 == _GITLINK]
+    if all(_settled(sig) for _, sig in read):
+        if len(_INDEXES) >= _MAX_INDEXES:
+            _INDEXES.clear()
+        _INDEXES[(hash_size, *read[0])] = (tuple(paths), tuple(read[1:]))
+    return paths
+
+
+# The gitlinks of index files already read (the index can be megabytes, read
+# for every git command), by the stat of each file read.  Only files whose
+# last change is older than their timestamps' granularity are kept: a later
+# write changes their ctime, so a kept answer is never stale.
+_INDEXES: dict[tuple, tuple[tuple[str, ...], tuple]] = {}
+_MAX_INDEXES = 16
+_SETTLED_NS = 2_000_000_000
+
+
+def _signature(path: str) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _settled(signature: tuple | None) -> bool:
+    return signature is not None and time.time_ns() - max(signature[3:]) > _SETTLED_NS
 
 
 def _submodule_at(path: str) -> Repository | None:

@@ -112,8 +112,9 @@ def exists(name: str) -> bool:
 
 
 def get(name: str) -> Rule:
-    """Program rule `name` (specs name it as `hook`)."""
-    rule = load_all().get(name)
+    """Program rule `name` (specs name it as `hook`); the spec cache imports a
+    cached spec's rule modules, so the others need not load."""
+    rule = RULES.get(name) or load_all().get(name)
     if rule is None or rule.check is None:
         raise LookupError(f"no program rule named {name!r}")
     return rule
