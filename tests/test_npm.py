@@ -46,6 +46,7 @@ def test_registry_keys_deny_only_commands_that_query_the_registry(project):
     assert codes("npm view react", project) == ["BP601"]
     assert codes("npm search react", project) == ["BP601"]
     assert codes("npm outdated", project) == ["BP601"]
+    assert codes("npm query ':outdated'", project) == ["BP601"]
     assert check("npm config list", cwd=str(project)).allowed
 
 

@@ -20,7 +20,7 @@ from . import rule
 from .cd import known_directories
 
 # Subcommands that send requests to the registry.
-_ONLINE = frozenset({"view", "info", "show", "v", "search", "outdated"})
+_ONLINE = frozenset({"view", "info", "show", "v", "search", "outdated", "query"})  # query: `:outdated`, `:vuln`
 # Subcommands that print config values: a project value with `${VAR}` prints VAR.
 _PRINTS_CONFIG = frozenset({"config", "c"})
 # Keys `npm config get` may print: paths, registry URLs (npm refuses to print one with
