@@ -77,3 +77,18 @@ def test_git_denials_name_their_effect():
 @pytest.mark.parametrize("name, version", [("git", "2.39.5"), ("gh", "2.23.0")])
 def test_specs_name_the_checked_version(name, version):
     assert version in Policy.default().spec(name).checked
+
+
+@pytest.mark.parametrize("cmd, extension", [
+    ("gh cache list", "gh-cache"), ("gh variable list", "gh-variable"), ("gh org ls", "gh-org"),
+    ("gh ruleset view 1", "gh-ruleset"), ("gh rs list", "gh-rs"),
+])
+def test_gh_newer_command_denies_over_an_installed_extension(tmp_path, monkeypatch, cmd, extension):
+    # gh 2.23 has no `cache`/`variable`/`org`/`ruleset`: it runs the extension gh-NAME.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.delenv("GH_DATA_DIR", raising=False)
+    assert check(cmd).allowed
+    (tmp_path / "gh" / "extensions" / extension).mkdir(parents=True)
+    verdict = check(cmd)
+    assert not verdict.allowed and verdict.denials[0].rule == "gh_newer_command"
+    assert check("gh label list").allowed   # built in since before 2.23

@@ -44,6 +44,18 @@ def test_registry_keys_deny_only_commands_that_query_the_registry(project):
     (project / ".npmrc").write_text("registry=https://npm.example.com/\n")
     assert check("npm ls", cwd=str(project)).allowed
     assert codes("npm view react", project) == ["BP601"]
+    assert codes("npm search react", project) == ["BP601"]
+    assert codes("npm outdated", project) == ["BP601"]
+    assert codes("npm query ':outdated'", project) == ["BP601"]
+    assert check("npm config list", cwd=str(project)).allowed
+
+
+def test_config_denies_a_project_value_that_names_a_variable(project):
+    # npm 11.19.1: `init-author-name=${VAR}` made `npm config list` print VAR's value.
+    (project / ".npmrc").write_text("init-author-name=${GITHUB_TOKEN}\n")
+    assert codes("npm config list", project) == ["BP601"]
+    assert codes("npm config get registry", project) == ["BP601"]
+    assert check("npm ls", cwd=str(project)).allowed
 
 
 def test_policy_trusts_npm_keys(project):

@@ -12,6 +12,7 @@ Checked against gh 2.23.0 (`gh api --help`).
 
 from __future__ import annotations
 
+import os
 import re
 from urllib.parse import urlsplit
 
@@ -25,7 +26,7 @@ _READ_OPERATIONS = frozenset({"query", "fragment"})
 _CLOSING = {"(": ")", "{": "}", "[": "]"}
 
 
-_GITHUB_HOSTS = frozenset({"github.com", "www.github.com", "api.github.com"})
+_GITHUB_HOSTS = frozenset({"github.com", "www.github.com", "api.github.com", "gist.github.com"})
 _REPO_NAME = re.compile(r"(?:github\.com/)?[^/:@\s]+/[^/:@\s]+", re.IGNORECASE)
 
 
@@ -79,6 +80,59 @@ def gh_jq(inv, ctx) -> None:
             ctx.deny(Code.BP407, use.word.span,
                      "the jq filter reads environment variables (`env`, `$ENV`), which can hold tokens",
                      "drop `env`/`$ENV` from the filter", Effect.LEAK)
+
+
+# The keys `gh config list` prints (gh 2.23.0).  Any other key is read from
+# config.yml or, with --host, hosts.yml: `gh config get oauth_token -h github.com`
+# printed the token (checked with a fake hosts.yml, gh 2.23.0).
+_CONFIG_KEYS = frozenset({"git_protocol", "editor", "prompt", "pager", "http_unix_socket", "browser"})
+
+
+@rule("gh_config_key", codes=[Code.BP406],
+      deny=["gh config get oauth_token -h github.com", "gh config get user"],
+      allow=["gh config get editor", "gh config get git_protocol -h github.com"])
+def gh_config_key(inv, ctx) -> None:
+    """`gh config get KEY` of a key other than the settings `gh config list` shows.
+    Other keys are read from config.yml and hosts.yml, which holds the oauth token."""
+    for word in inv.positionals:
+        if word.value not in _CONFIG_KEYS:
+            ctx.deny(Code.BP406, word.span,
+                     f"`gh config get {word.text}` reads a key outside gh's settings; hosts.yml "
+                     "holds `oauth_token`, which `gh config get oauth_token -h HOST` prints",
+                     "`gh config list` shows every setting: " + ", ".join(sorted(_CONFIG_KEYS)),
+                     Effect.LEAK)
+
+
+def _extension_dirs() -> list[str]:
+    """Where gh looks for installed extensions: its data directory's `extensions`."""
+    bases = [os.environ.get("GH_DATA_DIR", ""),
+             os.path.join(os.environ.get("XDG_DATA_HOME", ""), "gh") if os.environ.get("XDG_DATA_HOME") else "",
+             os.path.expanduser("~/.local/share/gh")]
+    return [os.path.join(base, "extensions") for base in bases if base]
+
+
+@rule("gh_newer_command", codes=[Code.BP405],
+      deny=[], allow=["gh cache list", "gh variable list -R o/r", "gh org list"],
+      untestable="needs an installed gh extension of that name: tests/test_git_gh.py")
+def gh_newer_command(inv, ctx) -> None:
+    """`gh cache`, `variable`, `org` and `ruleset` while an extension of that name is installed.
+    Older gh (2.23 among them) does not have these commands and runs the extension
+    `gh-NAME` instead: checked, `gh cache list` ran an installed gh-cache."""
+    gh_repo(inv, ctx)
+    names = {inv.spec.path[1]}
+    typed = inv.words[1].value if len(inv.words) > 1 else None
+    if typed and not typed.startswith("-"):
+        names.add(typed)   # an alias (`gh rs`) names its own extension
+    for name in sorted(names):
+        for directory in _extension_dirs():
+            path = os.path.join(directory, f"gh-{name}")
+            if os.path.lexists(path):
+                ctx.deny(Code.BP405, inv.words[0].span,
+                         f"the gh extension {path} is installed: a gh without a built-in `{name}` "
+                         "command (older ones, 2.23 among them) runs the extension instead",
+                         "remove or rename the extension, or read the same with `gh api`",
+                         Effect.EXEC)
+                return
 
 
 @rule("gh_api", codes=[Code.BP400, Code.BP403, Code.BP407],

@@ -13,14 +13,26 @@ from __future__ import annotations
 
 import re
 
-from ...repo.files import Unreadable
-from ...repo.npmrc import NpmrcError, findings
+from ...repo.files import Unreadable, read_text
+from ...repo.npmrc import NpmrcError, entries, findings, project_files
 from ..codes import Code, Effect
 from . import rule
 from .cd import known_directories
 
 # Subcommands that send requests to the registry.
-_ONLINE = frozenset({"view", "info", "show", "v"})
+_ONLINE = frozenset({"view", "info", "show", "v", "search", "outdated", "query"})  # query: `:outdated`, `:vuln`
+# Subcommands that print config values: a project value with `${VAR}` prints VAR.
+_PRINTS_CONFIG = frozenset({"config", "c"})
+# Keys `npm config get` may print: paths, registry URLs (npm refuses to print one with
+# credentials: "The registry option is protected") and switches.  Others may hold
+# secrets npm does not protect (`key`, a client TLS private key, printed unredacted).
+_CONFIG_KEYS = frozenset({
+    "registry", "prefix", "cache", "userconfig", "globalconfig", "loglevel", "audit", "fund",
+    "save-exact", "save-prefix", "engine-strict", "legacy-peer-deps", "strict-peer-deps",
+    "package-lock", "ignore-scripts", "strict-ssl", "tag", "init-license", "init-version",
+    "update-notifier", "omit", "include", "install-strategy", "node-version", "os", "cpu",
+    "lockfile-version", "progress", "color", "unicode", "json", "long", "parseable",
+})
 _NO_CWD_NOTE = ("the project's .npmrc was not checked: no working directory was given "
                 "(check(cmd, cwd=DIR) or --cwd DIR)")
 # validate-npm-package-name: lower-case URL-safe names, optionally scoped; then an optional
@@ -39,6 +51,7 @@ def npm_project_config(inv, ctx) -> None:
     anchor = inv.words[0].span
     sub = next((w.value for w in inv.words[1:] if w.value and not w.value.startswith("-")), None)
     online = sub in _ONLINE
+    prints = sub in _PRINTS_CONFIG
     trusted = tuple(ctx.policy.trusted_repo_keys.get("npm", ()))
     for directory in known_directories(ctx, anchor, "its project .npmrc", _NO_CWD_NOTE, Effect.EXEC):
         try:
@@ -53,6 +66,40 @@ def npm_project_config(inv, ctx) -> None:
                      "project's .npmrc is untrusted, so only keys known to be inert are allowed",
                      "read the file and remove the key if you do not trust it, or trust it in the "
                      "policy (trusted_repo_keys.npm, docs/config.md)", Effect.EXEC)
+        if prints:
+            _config_variables(ctx, anchor, directory)
+
+
+def _config_variables(ctx, anchor, directory: str) -> None:
+    """`npm config` prints project values with `${VAR}` expanded: the variable's value."""
+    for path in project_files(directory):
+        try:
+            text = read_text(path) or ""
+            found = entries(text)
+        except (Unreadable, NpmrcError):
+            continue   # denied above
+        for line, key, value in found:
+            if "${" in value:
+                ctx.deny(Code.BP601, anchor,
+                         f"the project config {path}:{line} sets `{key}` = `{value}`, which `npm "
+                         "config` prints with the environment variable's value",
+                         "read the file itself; the variable may hold a secret", Effect.LEAK)
+
+
+@rule("npm_config_key", codes=[Code.BP406],
+      deny=["npm config get //registry.npmjs.org/:_authToken", "npm config get key",
+            "npm config get registry _auth"],
+      allow=["npm config get registry", "npm config get prefix cache"])
+def npm_config_key(inv, ctx) -> None:
+    """`npm config get KEY` of a key outside a list of settings that hold no secret.
+    npm protects tokens and passwords, not the legacy `key` (a TLS private key) or `otp`."""
+    for word in inv.positionals:
+        if word.value not in _CONFIG_KEYS:
+            ctx.deny(Code.BP406, word.span,
+                     f"`npm config get {word.text}` is not a key known to hold no secret "
+                     "(npm prints `key`, a client TLS private key, unredacted)",
+                     "`npm config list` shows the config with secrets redacted; "
+                     "`npm config get` takes " + ", ".join(sorted(_CONFIG_KEYS)[:8]) + ", …", Effect.LEAK)
 
 
 @rule("npm_view_spec", codes=[Code.BP406],
