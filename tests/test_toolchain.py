@@ -13,6 +13,8 @@ def test_toolchain_file_in_a_parent_denies(tmp_path):
     assert codes("cargo --version", tmp_path / "crate") == ["BP601"]
     assert codes("rustc -V", tmp_path) == ["BP601"]
     assert codes("cargo metadata --no-deps --format-version 1", tmp_path) == ["BP601"]
+    # pip runs `rustc --version` for its User-Agent on every networked command.
+    assert codes("pip list -o", tmp_path / "crate") == ["BP601"]
 
 
 def test_legacy_file_name_denies(tmp_path):

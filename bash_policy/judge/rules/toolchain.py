@@ -39,8 +39,9 @@ def _toolchain_file(directory: str) -> str | None:
 @rule("rust_toolchain_file", codes=[Code.BP601], deny=[], allow=["cargo --version"],
       untestable="needs a directory with a rust-toolchain file: tests/test_toolchain.py")
 def rust_toolchain_file(inv, ctx) -> None:
-    """cargo and rustc under a rust-toolchain file that rustup would install.
-    The proxy installs the toolchain the file names: network and writes to ~/.rustup."""
+    """cargo, rustc and pip under a rust-toolchain file that rustup would install.
+    The proxy installs the toolchain the file names: network and writes to
+    ~/.rustup; pip runs `rustc --version` for its User-Agent (pip 23.2.1, strace)."""
     anchor = inv.words[0].span
     program = inv.spec.path[0]
     for directory in known_directories(ctx, anchor, "its rust-toolchain file", _NO_CWD_NOTE,
@@ -48,7 +49,8 @@ def rust_toolchain_file(inv, ctx) -> None:
         found = _toolchain_file(directory)
         if found:
             ctx.deny(Code.BP601, anchor,
-                     f"`{program}` runs through rustup, which installs the toolchain that {found} "
-                     "names when it is missing (network access, writes to ~/.rustup)",
+                     f"`{program}` runs {program if program in ('cargo', 'rustc') else 'rustc --version'} through "
+                     f"rustup, which installs the toolchain that {found} names when it is missing "
+                     "(network access, writes to ~/.rustup)",
                      f"read the file instead (cat {found}); run {program} after leaving plan mode",
                      "network")
