@@ -333,5 +333,6 @@ def read_strace(text: str, effects: Effects) -> None:
         elif call in ("execve", "execveat"):
             if ok:
                 effects.programs.append(args.split('"', 2)[1])
-        elif call in ("connect", "sendto", "sendmsg") and re.search(r"AF_INET6?\b", args):
+        elif call in ("connect", "sendto", "sendmsg") and re.search(r"sa_family=AF_INET6?\b", args):
+            # The address it goes to, not a netlink request that names a family (ss's sock_diag).
             effects.network.append(line)

@@ -44,7 +44,10 @@ NETWORK_PROGRAMS = frozenset({"gh", "curl", "wget", "dig", "host", "nslookup", "
 # Allowed uses that query a registry or remote by design: (program, subcommand, *flags).
 NETWORK_USES = (("npm", "view"), ("npm", "info"), ("npm", "show"), ("npm", "outdated"),
                 ("npm", "search"), ("pip", "list", "--outdated"), ("pip", "list", "-o"),
-                ("pip", "index"), ("cargo", "search"), ("git", "ls-remote"))
+                ("pip", "index"), ("cargo", "search"), ("git", "ls-remote"),
+                # DNS queries for the machine's own names and addresses (hostname.toml says why)
+                ("hostname", "-A"), ("hostname", "-f"), ("hostname", "-d"), ("hostname", "-i"),
+                ("hostname", "-a"), ("who", "--lookup"))
 # Programs whose allowed uses the oracle caught with a real effect: findings to fix in
 # their specs, kept visible as xfails (`npm --version` and the like have no effect: pass).
 KNOWN_EFFECTS = {
@@ -58,11 +61,15 @@ KNOWN_EFFECTS = {
 # Programs a whitelisted program legitimately starts (path prefixes), by the starter's name:
 # git's own commands; Debian's egrep and fgrep are scripts that run grep; xargs with
 # no command runs echo; npm, eslint, prettier and tsc are node scripts; man -k and -f run
-# apropos and whatis.
+# apropos and whatis; Debian's zcat is a script that runs gzip -cd.
 HELPERS = {"git": ("/usr/lib/git-core/",), "egrep": ("/usr/bin/grep", "/bin/grep"),
            "fgrep": ("/usr/bin/grep", "/bin/grep"), "xargs": ("/usr/bin/echo", "/bin/echo"),
            "npm": ("/usr/bin/node",), "eslint": ("/usr/bin/node",), "prettier": ("/usr/bin/node",),
-           "tsc": ("/usr/bin/node",), "man": ("/usr/bin/apropos", "/usr/bin/whatis")}
+           "tsc": ("/usr/bin/node",), "man": ("/usr/bin/apropos", "/usr/bin/whatis"),
+           "zcat": ("/usr/bin/gzip", "/bin/gzip")}
+# git's shell-script commands (git bisect in 2.39, through git-sh-setup) run these.
+HELPERS["git"] += ("/usr/bin/basename", "/usr/bin/sed", "/bin/sed", "/usr/bin/gettext",
+                   "/usr/bin/envsubst", "/usr/bin/uname", "/bin/uname")
 # git status (and describe --dirty) takes the index lock to refresh its stat cache,
 # and renames the lock over the index when something changed (GIT_OPTIONAL_LOCKS in
 # git(1)).  The oracle accepts exactly that cache write and nothing else in .git.

@@ -36,6 +36,10 @@ MISREAD = {
     ("git diff", ""): "git diff prints its usage, naming no option, for an unknown one after a commit",
     ("git rev-parse", "--sq-quote"): "rev-parse prints the words after it, quoted",
     ("git rev-parse", "--sq"): "rev-parse prints the words after it, quoted",
+    ("stty", "-a"): "stty reads the next word as a setting and refuses settings with -a (nothing set)",
+    ("stty", "--all"): "stty reads the next word as a setting and refuses settings with -a (nothing set)",
+    ("stty", "-g"): "stty reads the next word as a setting and refuses settings with -g (nothing set)",
+    ("stty", "--save"): "stty reads the next word as a setting and refuses settings with -g (nothing set)",
     ("tar", ""): "tar reads a first word without a dash as old-style option letters (input.txt holds t and u); "
                  "`tar tf x --bogus` shows it permutes",
 }

