@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 
 from bash_policy import check
 from bash_policy.repo.files import special_file
@@ -115,7 +116,7 @@ def test_files_a_rule_reads_are_looked_up(tmp_path):
     os.mkfifo(tmp_path / "p")
     (tmp_path / "in").symlink_to("/dev/stdin")
     for command in ("jq . p", "jq --slurpfile v p . f.json", "yq . p", "tar -tf p", "tar tf p",
-                    "tar -T p -tf f.json", "kubectl get -f p", "kubectl config view -o jsonpath-file=p",
+                    "tar -X p -tf f.json", "kubectl get -f p", "kubectl config view -o jsonpath-file=p",
                     "kubectl get pods -o go-template-file --template=p"):
         assert codes(command, tmp_path) == ["BP601"], command
     for command in ("jq . in\nls", "tar -tf in\nls", "kubectl config view -o jsonpath-file=in\nls"):
@@ -162,3 +163,22 @@ def test_tilde_plus_and_lists_of_files_in_a_value_are_looked_up(tmp_path):
         assert codes(command, tmp_path) == ["BP601"], command
     for command in ("cat ~+/a", "file -m a:a a", "kubectl get -f a,a"):
         assert check(command, cwd=str(tmp_path)).allowed, command
+
+
+def test_files_git_and_cargo_read_by_themselves_and_the_directory_stack(tmp_path):
+    """A FIFO at objects/info/alternates or MERGE_RR blocks git; a link to
+    /dev/stdin at .cargo/config.toml reads the script; `~0` is $PWD (red team RT4)."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert check("git log --oneline", cwd=str(repo)).allowed
+    for name in ("objects/info/alternates", "MERGE_RR", "objects/info/commit-graph"):
+        os.mkfifo(repo / ".git" / name)
+        assert codes("git log --oneline", repo) == ["BP601"], name
+        os.unlink(repo / ".git" / name)
+    crate = tmp_path / "crate"
+    (crate / ".cargo").mkdir(parents=True)
+    (crate / ".cargo" / "config.toml").symlink_to("/dev/stdin")
+    assert codes("cargo --version", crate) == ["BP601"]
+    os.mkfifo(tmp_path / "p")
+    for command in ("cat ~0/p", "cat ~+0/p", "cat ~-0/p"):
+        assert codes(command, tmp_path) == ["BP601"], command

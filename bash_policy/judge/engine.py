@@ -252,6 +252,8 @@ class Context:
         # How many times the command being checked may run: the product of its
         # enclosing loops' literal word counts; None when a loop's count is unknown.
         self.repeats: int | None = 1
+        # Seconds the script sleeps so far (each sleep times its repeats): bounded as a whole.
+        self.slept = 0.0
         self.where: dict[int, set[str | None]] = {}  # command id -> directories (flow.py)
         self.rule = SYNTAX
         # Whether a program read so far for this command may read standard input.
@@ -861,12 +863,12 @@ def _special_project_file(spec: CommandSpec, program: Word, ctx: Context) -> boo
 
 
 RESPONSE_FILE = engine_rule("response_file", """Words that are or may be `@FILE` where arguments are read from FILE.
-    binutils (strings, readelf, size), ruff, mypy and 7-Zip read further
+    binutils (strings, readelf), ruff, mypy and 7-Zip read further
     options and file names from FILE, even after `--`: a FIFO or a listed
     /dev/zero never ends, a listed /dev/stdin reads the script, and the
     options are ones the checker never saw.""",
-    codes=[Code.BP406], deny=["strings @args", "ruff rule @args", "7z l x.zip @list", "size *"],
-    allow=["strings -n 8 data.bin", "size src/*.o", "strings ~/x", "7z l x.zip"])
+    codes=[Code.BP406], deny=["strings @args", "ruff rule @args", "7z l x.zip @list", "readelf -h *"],
+    allow=["strings -n 8 data.bin", "readelf -h src/*.o", "strings ~/x", "7z l x.zip"])
 
 
 def _response_file(spec: CommandSpec, words: tuple[Word, ...], appended: Appended | None,
@@ -1387,6 +1389,8 @@ class ArgvReader:
         spec, inv, ctx = self.spec, self.inv, self.ctx
         read_values = []
         for use in inv.flags:
+            if use.flag.reads and use.value is None and use.value_word not in (None, use.word):
+                read_values.append(use.value_word)  # `grep -f ~+/p`: `~+` and $PWD are looked up
             if not use.flag.reads or use.value is None:
                 continue
             shown = use.value_word if use.value_word is not None else use.word

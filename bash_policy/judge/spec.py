@@ -381,8 +381,9 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
 
 
 def _names(value: Any, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v and "/" not in v for v in value):
-        raise SpecError(f"{where}: must be a list of file names")
+    if not isinstance(value, list) or not all(
+            isinstance(v, str) and v and not v.startswith("/") and ".." not in v.split("/") for v in value):
+        raise SpecError(f"{where}: must be a list of relative file paths")
     return tuple(value)
 
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .files import Unreadable, physical, read_text
+from .files import Unreadable, physical, read_text, special_file
 from .gitconfig import ConfigSyntaxError, Entry, parse
 from .gitkeys import trusted as _trusted
 from .gitkeys import why_not_inert
@@ -415,12 +415,39 @@ def key_findings(entries: Iterable[tuple[str, Entry]], bases: tuple[str, ...],
     return result
 
 
+# Files git opens by itself while reading, in the common dir, the git dir and the
+# top of the work tree: a FIFO there blocks git, a link to /dev/stdin reads the
+# script (red team RT4: objects/info/alternates, commit-graph, MERGE_RR).
+_COMMON_FILES = ("objects/info/alternates", "objects/info/http-alternates", "objects/info/commit-graph",
+                 "objects/info/commit-graphs/commit-graph-chain", "objects/info/packs", "info/grafts",
+                 "info/exclude", "info/attributes", "info/sparse-checkout", "shallow", "packed-refs",
+                 "MERGE_RR", "rr-cache", "FETCH_HEAD")
+_GIT_DIR_FILES = ("index", "ORIG_HEAD", "MERGE_HEAD", "MERGE_MSG", "CHERRY_PICK_HEAD", "REVERT_HEAD",
+                  "logs/HEAD", "sparse-checkout")   # BISECT_*: only git bisect reads them (its rule)
+_WORK_TREE_FILES = (".gitattributes", ".gitignore", ".mailmap", ".gitmodules")
+
+
+def _special_files_git_reads(repo: Repository) -> None:
+    """RepositoryError when a file git reads by itself is a FIFO, device or
+    kernel file (through links too)."""
+    places = [(repo.common_dir, _COMMON_FILES), (repo.git_dir, _GIT_DIR_FILES)]
+    if repo.work_tree:
+        places.append((repo.work_tree, _WORK_TREE_FILES))
+    for base, names in places:
+        for name in names:
+            path = os.path.join(base, name)
+            what = special_file(path)
+            if what is not None:
+                raise RepositoryError(f"{path} is {what}; git reads it and would block or read the script")
+
+
 def inspect(repo: Repository, trusted: tuple[str, ...] = (), depth: int = 0) -> Report:
     """Everything in `repo` (and its submodules) that a read-only command may act on.
 
     Raises ConfigSyntaxError for config text git would reject, and
     RepositoryError (an Unreadable) for files git would die or hang on.
     """
+    _special_files_git_reads(repo)
     entries = repository_entries(repo)
     bases = tuple(dict.fromkeys(b for b in (repo.work_tree, repo.git_dir) if b))
     report = Report(key_findings(entries, bases, trusted) + _hook_findings(repo, entries),

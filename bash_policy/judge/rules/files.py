@@ -26,6 +26,7 @@ from . import engine_rule
 # inside and outside double quotes.
 _PWD = re.compile(r"\$(?:PWD(?![A-Za-z0-9_])|\{PWD\})")
 _PLAIN_DIRECTORY = re.compile(r"/[A-Za-z0-9_./+@%,:=-]*")
+_PWD_TILDE = re.compile(r"~(?:\+0?|0|-0)(?=/|\Z)")
 
 SPECIAL = engine_rule("special_operand", """Read operands that resolve to a FIFO, socket or device instead of a file.
     Reading one blocks or never ends, and a symlink in the repository can point there.""",
@@ -130,8 +131,9 @@ def _in_directory(word, directory: str):
     if word.value is not None or (word.pathname_only and GLOB in {e.kind for e in word.expansions}):
         return word
     text = word.text
-    if text.startswith("~+") and text[2:3] in ("", "/"):  # `~+` is $PWD too
-        text = "$PWD" + text[2:]
+    here = _PWD_TILDE.match(text)  # `~+`, and with pushd denied the stack's only entry `~0`
+    if here:
+        text = "$PWD" + text[here.end():]
     if not _PLAIN_DIRECTORY.fullmatch(directory) or not _PWD.search(text):
         return None
     try:

