@@ -44,7 +44,8 @@ NETWORK_PROGRAMS = frozenset({"gh", "curl", "wget", "dig", "host", "nslookup", "
 # Allowed uses that query a registry or remote by design: (program, subcommand, *flags).
 NETWORK_USES = (("npm", "view"), ("npm", "info"), ("npm", "show"), ("npm", "outdated"),
                 ("npm", "search"), ("pip", "list", "--outdated"), ("pip", "list", "-o"),
-                ("pip", "index"), ("cargo", "search"), ("git", "ls-remote"),
+                ("pip", "index"), ("pip3", "index"), ("pip3", "list", "--outdated"), ("pip3", "list", "-o"),
+                ("cargo", "search"), ("git", "ls-remote"),
                 # DNS queries for the machine's own names and addresses (hostname.toml says why)
                 ("hostname", "-A"), ("hostname", "-f"), ("hostname", "-d"), ("hostname", "-i"),
                 ("hostname", "-a"), ("who", "--lookup"))

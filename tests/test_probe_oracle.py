@@ -48,6 +48,10 @@ MISREAD = {
 # do nothing here); each was checked against the manual of the version named.
 NEWER = {
     "gh search code *": "gh 2.23 has no `search code` (gh manual, later releases)",
+    "gh cache *": "gh 2.23 has no `cache` (gh manual, later releases)",
+    "gh variable *": "gh 2.23 has no `variable` (gh manual, later releases)",
+    "gh org *": "gh 2.23 has no `org` (gh manual, later releases)",
+    "gh ruleset *": "gh 2.23 has no `ruleset` (gh manual, later releases)",
     "gh run list *": "-s/--status and -e/--event (gh manual, later releases)",
     "gh run view *": "-a/--attempt (gh manual, later releases)",
     "git * --default-prefix": "git 2.41",
