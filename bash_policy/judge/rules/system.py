@@ -21,10 +21,13 @@ _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 _DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
-@rule("printf_no_assign", codes=[Code.BP400], deny=["printf -vX '%s' a"], allow=["printf '%s\\n' a"])
+@rule("printf_no_assign", codes=[Code.BP400], deny=["printf -vX '%s' a"],
+      allow=["printf '%s\\n' a", "printf '%s\\n' \"$PATH\"", 'printf -- "$f"'], unknown_operands=True)
 def printf_no_assign(inv, ctx) -> None:
     """`printf -vNAME`, which assigns the output to a shell variable.
-    The attached form is `printf -v NAME` in disguise."""
+    The attached form is `printf -v NAME` in disguise.  A computed word that
+    may start with `-` is denied by the engine; after a literal format every
+    word is data, so computed arguments are fine: `printf '%s\\n' "$PATH"`."""
     if len(inv.words) > 1:
         first = inv.words[1]
         if first.value and first.value.startswith("-v") and first.value != "-v":
