@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 from collections import Counter
@@ -44,7 +45,9 @@ class StubBin:
     reserved words (`time`, `[[`) cannot be stubbed and are left out.
     """
 
-    def __init__(self, root: Path, names: list[str]):
+    def __init__(self, root: Path, names: list[str], stub: str = STUB, bash_env: str | None = None):
+        """`stub` is the stubs' script; `bash_env`, if given, replaces the
+        `enable -n` lines (the fuzzer shadows builtins with logging functions)."""
         self.root = root
         self.bin = root / "bin"
         self.bin.mkdir(parents=True)
@@ -53,11 +56,13 @@ class StubBin:
         self.names = sorted(n for n in names if "/" not in n and n not in keywords)
         for name in self.names:
             path = self.bin / name
-            path.write_text(STUB)
+            path.write_text(stub)
             path.chmod(0o755)
         disabled = [n for n in self.names if n in builtins]
         self.bash_env = root / "bash_env"
-        self.bash_env.write_text("".join(f"enable -n {_sh_quote(n)}\n" for n in disabled))
+        if bash_env is None:
+            bash_env = "".join(f"enable -n {_sh_quote(n)}\n" for n in disabled)
+        self.bash_env.write_text(bash_env)
 
     def run(self, command: str, cwd: Path, log: Path, timeout: float = 10) -> Run:
         """Run `command` like `env -i PATH=stubs bash --norc --noprofile -c`."""
@@ -335,3 +340,501 @@ def read_strace(text: str, effects: Effects) -> None:
                 effects.programs.append(args.split('"', 2)[1])
         elif call in ("connect", "sendto", "sendmsg") and re.search(r"AF_INET6?\b", args):
             effects.network.append(line)
+
+
+# -- differential fuzzing sandbox -------------------------------------------
+#
+# The grammar fuzzer (tests/grammar_oracle.py) runs hundreds of thousands of
+# commands, so its sandbox is built once per worker process and reused: a
+# private, read-only view of the whole file system with one writable tmpfs,
+# bash started with posix_spawn, and a snapshot of the tmpfs compared after
+# every run.
+
+ORDER_LOG = "order"
+SCRIPT_VAR = "BP_ORACLE_SCRIPT"
+# argc, where the stub's stdin stands in the script (`-` unless its stdin is the
+# script bash is reading), $0, arguments; then the PID in the shared order log
+# (a short O_APPEND write: the order in which programs started).
+FUZZ_STUB = f"""#!/bin/sh
+p=-
+if [ -n "${SCRIPT_VAR}" ] && [ /proc/self/fd/0 -ef "${SCRIPT_VAR}" ]; then
+  p=$(/bin/cat "/proc/$$/fdinfo/0")
+fi
+printf '%s\\0' "$#" "$p" "$0" "$@" >> "${LOG_VAR}/$$"
+printf '%s\\n' $$ >> "${LOG_VAR}/{ORDER_LOG}"
+"""
+# Whitelisted builtins become shell functions that log their argv the same way
+# (cheaper than a stub and still exactly what bash passed); `test` and `[` also
+# evaluate their arguments, silently, since their danger is in evaluation (an
+# array subscript in `-v`); every command bash cannot find is logged too.
+_LOGGER = f"""__bp_log() {{
+  builtin printf '%s\\0' "$(($# - 1))" - "$@" >> "${LOG_VAR}/$BASHPID"
+  builtin printf '%s\\n' "$BASHPID" >> "${LOG_VAR}/{ORDER_LOG}"
+}}
+command_not_found_handle() {{ __bp_log "$@"; return 127; }}
+"""
+_EVALUATED = ("test", "[")
+
+
+def fuzz_bash_env(builtins: list[str]) -> str:
+    lines = [_LOGGER]
+    for name in builtins:
+        evaluate = f' builtin {name} "$@" >/dev/null 2>&1;' if name in _EVALUATED else ""
+        lines.append(f'{name}() {{ __bp_log {name} "$@";{evaluate} return 0; }}\n')
+    return "".join(lines)
+
+
+# Files of the two run directories: canaries, and names a glob can turn into
+# flags; in the second, `test -- *` evaluates `-a -v 'a[$(touch pwned)]'`.
+RUN_FILES = {
+    "x": "canary x\n", "y": "canary y\n", "in.txt": "input\n", "-v": "", "-e": "",
+    "--pre=sh": "", "-delete": "", "a[$(touch pwned)]": "", ".hidden": "", "sub/-n": "",
+    "sub/z": "canary z\n",
+}
+EVIL_FILES = {"-a": "", "-v": "", "a[$(touch pwned)]": "", "in.txt": "input\n"}
+INPUT_FILE = "in.txt"
+MISSING_FILE = "missing.txt"
+
+CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+_MOUNT_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC}
+
+
+def isolate_filesystem(writable: Path) -> None:
+    """Give this process a private mount namespace where every file system is
+    read-only and `writable` is a fresh tmpfs, so a command the checker wrongly
+    allowed cannot change anything but the sandbox (as root it could otherwise
+    overwrite /bin/bash).  Unprivileged, it goes through a user namespace."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def call(result: int, what: str) -> None:
+        if result != 0:
+            error = ctypes.get_errno()
+            raise OSError(error, f"{what}: {os.strerror(error)}")
+
+    uid, gid = os.getuid(), os.getgid()
+    call(libc.unshare(CLONE_NEWNS | (0 if uid == 0 else CLONE_NEWUSER)), "unshare")
+    if uid != 0:
+        Path("/proc/self/setgroups").write_text("deny")
+        Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
+        Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
+    call(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        target, options = line.split()[1], line.split()[3].split(",")
+        if "ro" in options:
+            continue
+        target = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), target).encode()
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY
+        flags |= sum(f for name, f in _MOUNT_FLAGS.items() if name in options)
+        call(libc.mount(None, target, None, flags, None), f"remount {target!r} read-only")
+    call(libc.mount(b"tmpfs", str(writable).encode(), b"tmpfs", 0, b"mode=0755"),
+         "mount tmpfs")
+
+
+@dataclass
+class FuzzRun:
+    """What one bash run did: records are (stdin offset or None, argv) in start order."""
+
+    records: list[tuple[int | None, tuple[str, ...]]]
+    stderr: str
+    changes: list[str]
+    timed_out: bool
+
+
+class FuzzSandbox:
+    """One worker's sandbox, reused for every run; call `isolate_filesystem`
+    on `root` first.  Runs bash exactly as a harness would, with nothing but
+    the stubs on PATH, HOME and TMPDIR inside, and a clean environment."""
+
+    def __init__(self, root: Path, programs: list[str]):
+        self.root = root
+        builtins = sorted(set(programs) & bash_names("b"))
+        self.stubs = StubBin(root / "stubs", [p for p in programs if p not in builtins],
+                             stub=FUZZ_STUB, bash_env=fuzz_bash_env(builtins))
+        # The `time` keyword is not a program, but `\\time` or `a | time b` runs one.
+        (self.stubs.bin / "time").write_text(FUZZ_STUB)
+        (self.stubs.bin / "time").chmod(0o755)
+        self.io = root / "io"
+        self.log = self.io / "log"
+        self.log.mkdir(parents=True)
+        self.stderr_path = self.io / "stderr"
+        self.script_path = self.io / "script"
+        # `..` from a run directory stays in the sandbox, and is watched.
+        self.cwd = root / "d1" / "d2" / "d3" / "run"
+        self.evil_cwd = root / "d1" / "d2" / "d3" / "evil"
+        self._unwatched = str(self.io)
+        self._stub_dir = str(self.stubs.bin)
+        self.reset()
+        self.env = {"PATH": str(self.stubs.bin), "BASH_ENV": str(self.stubs.bash_env),
+                    LOG_VAR: str(self.log), "HOME": str(root / "home"),
+                    "TMPDIR": str(root / "tmp"), "TIMEFORMAT": ""}
+
+    def reset(self) -> None:
+        """(Re)create the watched tree: run directory, home, temp directory."""
+        for name in ("d1", "home", "tmp"):
+            shutil.rmtree(self.root / name, ignore_errors=True)
+        (self.root / "home").mkdir()
+        (self.root / "tmp").mkdir()
+        for cwd, files in ((self.cwd, RUN_FILES), (self.evil_cwd, EVIL_FILES)):
+            for name, text in files.items():
+                path = cwd / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text)
+        self.baseline = self.snapshot()
+
+    def snapshot(self) -> dict[str, tuple[int, int, int, int]]:
+        """Every path of the sandbox but the harness's own (the stub directory
+        itself, not each stub), with its mode, size, inode and modification time."""
+        found = {}
+        pending = [str(self.root)]
+        while pending:
+            top = pending.pop()
+            for entry in os.scandir(top):
+                if entry.path == self._unwatched:
+                    continue
+                st = entry.stat(follow_symlinks=False)
+                found[entry.path] = (st.st_mode, st.st_size, st.st_ino, st.st_mtime_ns)
+                if entry.is_dir(follow_symlinks=False) and entry.path != self._stub_dir:
+                    pending.append(entry.path)
+        return found
+
+    def run(self, command: str, stdin_script: bool, locale: str, timeout: float,
+            cwd: Path) -> FuzzRun:
+        """Run `command` once in `cwd`: `bash -c COMMAND` with stdin from
+        /dev/null, or (`stdin_script`) `bash -s` reading the command as a script
+        file on stdin.  Waits for every process bash left behind (`&`)."""
+        os.chdir(cwd)  # posix_spawn starts bash in the current directory
+        env = dict(self.env, LC_ALL=locale)
+        if stdin_script:
+            self.script_path.write_bytes(command.encode("utf-8", "surrogateescape"))
+            env[SCRIPT_VAR] = str(self.script_path)
+            argv, stdin = [BASH, "--norc", "--noprofile", "-s"], str(self.script_path)
+        else:
+            # `--`: a command starting with `-` or `+` is not read as bash's options.
+            argv, stdin = [BASH, "--norc", "--noprofile", "-c", "--", command], os.devnull
+        actions = [(os.POSIX_SPAWN_OPEN, 0, stdin, os.O_RDONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 2, str(self.stderr_path),
+                    os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
+        pid = os.posix_spawn(BASH, argv, env, file_actions=actions, setsid=True)
+        timed_out = not _wait_session(pid, timeout)
+        records = self._records()
+        stderr = self.stderr_path.read_bytes().decode("utf-8", "replace")
+        changes = []
+        now = self.snapshot()
+        if now != self.baseline:
+            changes = sorted(
+                f"{'new' if p not in self.baseline else 'gone' if p not in now else 'changed'} "
+                f"{os.path.relpath(p, self.root)}"
+                for p in set(now) | set(self.baseline) if now.get(p) != self.baseline.get(p))
+            self.reset()
+        return FuzzRun(records, stderr, changes, timed_out)
+
+    def _records(self) -> list[tuple[int | None, tuple[str, ...]]]:
+        by_pid: dict[str, list[tuple[int | None, tuple[str, ...]]]] = {}
+        order: list[str] = []
+        for entry in os.scandir(self.log):
+            data = Path(entry.path).read_bytes()
+            os.unlink(entry.path)
+            if entry.name == ORDER_LOG:
+                order = data.decode().split()
+            else:
+                by_pid[entry.name] = _fuzz_records(data)
+        records = []
+        for pid in order:
+            if by_pid.get(pid):
+                records.append(by_pid[pid].pop(0))
+        for rest in by_pid.values():  # a record whose order line was lost (never seen)
+            records.extend(rest)
+        return records
+
+
+def _fuzz_records(data: bytes) -> list[tuple[int | None, tuple[str, ...]]]:
+    fields = data.split(b"\0")
+    assert fields[-1] == b"", "a stub record was cut short"
+    fields.pop()
+    records = []
+    i = 0
+    while i < len(fields):
+        argc = int(fields[i])
+        pos = re.search(rb"pos:\s*(\d+)", fields[i + 1])
+        argv = [f.decode("utf-8", "surrogateescape") for f in fields[i + 2:i + 3 + argc]]
+        argv[0] = argv[0].rpartition("/")[2]
+        records.append((int(pos[1]) if pos else None, tuple(argv)))
+        i += 3 + argc
+    return records
+
+
+def _wait_session(pid: int, timeout: float) -> bool:
+    """Wait for bash and then for every process left in its session (this
+    process is their subreaper); False, after killing them all, on timeout."""
+    import select
+    import time
+
+    deadline = time.monotonic() + timeout
+    fd = os.pidfd_open(pid)
+    try:
+        done = bool(select.select([fd], [], [], timeout)[0])
+    finally:
+        os.close(fd)
+    while done:
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+        try:
+            os.killpg(pid, 0)
+        except ProcessLookupError:
+            return True
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.001)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        while True:
+            os.waitpid(-1, 0)
+    except ChildProcessError:
+        pass
+    return False
+
+
+def become_subreaper() -> None:
+    """Orphans of the commands (`a & b`) are reparented here and can be awaited."""
+    import ctypes
+
+    PR_SET_CHILD_SUBREAPER = 36
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+
+# -- what bash must do for an allowed verdict ---------------------------------
+
+
+class OracleGap(Exception):
+    """The checker reported something this oracle cannot predict bash's effect of."""
+
+
+@dataclass
+class Expected:
+    """What bash must do for an allowed command when every program exits 0.
+
+    `steps` in order; each a group of commands that may start in any order (a
+    pipeline's members, or everything from a `&` on), each as the checker's
+    words; `failures`: redirection errors bash reports on stderr.
+    """
+
+    steps: list[list[tuple]]
+    failures: int
+
+
+def expected_runs(verdict: Verdict, cwd: Path) -> Expected:
+    """The only reader of the checker's structure (a flat list of segments,
+    each with the operator before it): adapt this when it becomes a tree."""
+    pipelines: list[list] = []
+    for segment in verdict.segments:
+        if segment.joiner in ("|", "|&") and pipelines:
+            pipelines[-1].append(segment)
+        else:
+            pipelines.append([segment])
+    expected = Expected([], 0)
+    status, concurrent, list_start = 0, False, 0
+    for members in pipelines:
+        head = members[0]
+        if head.joiner == "&" and not concurrent:
+            # The and-or list before `&` runs alongside everything after it.
+            expected.steps[list_start:] = [sum(expected.steps[list_start:], [])]
+            concurrent = True
+        if head.joiner not in ("&&", "||"):
+            list_start = len(expected.steps)
+        if head.joiner == "&&" and status != 0 or head.joiner == "||" and status == 0:
+            continue
+        ran = []
+        for index, segment in enumerate(members):
+            words = _timed_command(segment.words)
+            piped = index + 1 < len(members) and members[index + 1].joiner == "|&"
+            failed, reported = _redirect_failure(segment, cwd, piped)
+            expected.failures += reported
+            if words and not failed:
+                ran.append(words)
+            status = 1 if failed else 0
+        if head.negated:
+            status = 1 - status
+        if concurrent and expected.steps:
+            expected.steps[-1].extend(ran)
+        elif ran:
+            expected.steps.append(ran)
+    return expected
+
+
+def _timed_command(words: tuple) -> tuple:
+    """The command the checker takes `time` to run: it reads `time` as a
+    program with the flag `-p` and `--` (bash has a keyword; /usr/bin/time
+    runs its operand too)."""
+    if not words or words[0].value != "time":
+        return words
+    rest = words[1:]
+    while rest and rest[0].value is not None and re.fullmatch(r"-p+", rest[0].value):
+        rest = rest[1:]
+    if rest and rest[0].value == "--":
+        rest = rest[1:]
+    return rest
+
+
+def _redirect_failure(segment, cwd: Path, piped_stderr: bool) -> tuple[bool, bool]:
+    """Whether a redirection of this command fails (input from a missing file,
+    a copy of a descriptor that is not open, `N>&FILE`), and whether bash's
+    message about it reaches the original stderr, following each descriptor
+    left to right; `|&` adds a `2>&1` after the command's own redirections."""
+    fds = {0: "stdin", 1: "stdout", 2: "stderr"}
+    for r in segment.redirects:
+        op = r.op
+        target = r.target.value if r.target is not None else None
+        fd = r.fd if r.fd is not None else (0 if op.startswith("<") else 1)
+        if op == "<":
+            if target is None:
+                raise OracleGap(f"input redirection from an unknown word: {r!r}")
+            if not target or not (cwd / target).exists():
+                return True, fds.get(2) == "stderr"
+            fds[fd] = "file"
+        elif op in (">", ">>", ">|", "<>", "<<", "<<-", "<<<"):
+            fds[fd] = "file"
+        elif op in ("&>", "&>>") or op == ">&" and r.fd is None and target is not None \
+                and not re.fullmatch(r"\d+-?|-", target):
+            fds[1] = fds[2] = "file"
+        elif op in (">&-", "<&-") or op in (">&", "<&") and target == "-":
+            fds.pop(fd, None)
+        elif op in (">&", "<&") and target is not None and re.fullmatch(r"\d+-?", target):
+            source = int(target.rstrip("-"))  # `N>&M-` moves M to N
+            if source not in fds:
+                return True, fds.get(2) == "stderr"
+            fds[fd] = fds[source]
+            if target.endswith("-") and source != fd:
+                del fds[source]
+        elif op in (">&", "<&") and target is not None:  # "ambiguous redirect"
+            return True, fds.get(2) == "stderr"
+        else:
+            raise OracleGap(f"unknown redirection {r!r}")
+    if piped_stderr:
+        if 1 not in fds:
+            return True, fds.get(2) == "stderr"
+    return False, False
+
+
+# -- comparing a run with the expectation --------------------------------------
+
+# Order of severity: a finding is named after its first problem.
+CATEGORIES = ("hang", "changed", "extra-program", "missing-program", "argv", "stderr",
+              "stdin-script")
+_FAILURE = re.compile(
+    r"^/bin/bash: line \d+: (?:(?!\n/bin/bash: ).)*?: "
+    r"(?:No such file or directory|Bad file descriptor|ambiguous redirect)\n", re.M | re.S)
+# The `time` keyword's report: TIMEFORMAT is empty, but `-p` and `--` print it.
+_TIMING = re.compile(r"^real \d+\.\d+\nuser \d+\.\d+\nsys \d+\.\d+\n", re.M)
+
+
+@dataclass
+class Problem:
+    category: str
+    message: str
+
+
+def run_problems(expected: Expected, run: FuzzRun, cwd: Path,
+                 script: str | None = None) -> list[Problem]:
+    """How a run differs from what the checker's reading says bash must do
+    ([] if it does not).  With `script` (bash read it on stdin), a program
+    whose stdin was the script while code was left in it is a problem too: a
+    program that reads its input would swallow the rest of the script."""
+    problems = []
+    if run.timed_out:
+        problems.append(Problem("hang", "bash did not finish"))
+    if run.changes:
+        problems.append(Problem("changed", "; ".join(run.changes)))
+    argvs = [_timed_run(argv) for _, argv in run.records]
+    want = sum(len(group) for group in expected.steps)
+    start = 0
+    for group in expected.steps:
+        if not _group_fits(group, argvs[start:start + len(group)], cwd):
+            break
+        start += len(group)
+    if start != len(argvs) or start != want:
+        category = ("extra-program" if len(argvs) > want else
+                    "missing-program" if len(argvs) < want else "argv")
+        checker = [[w.value if w.value is not None else w.text for w in words]
+                   for group in expected.steps for words in group]
+        problems.append(Problem(category, f"checker read {checker!r}, bash ran {argvs!r}"))
+    rest, failures = _FAILURE.subn("", _TIMING.sub("", run.stderr))
+    if rest or failures != expected.failures:
+        problems.append(Problem("stderr", f"bash said {run.stderr!r} (expected "
+                                          f"{expected.failures} redirection errors)"))
+    if script is not None:
+        data = script.encode("utf-8", "surrogateescape")
+        for pos, argv in run.records:
+            if pos is not None and _holds_code(data[pos:]):
+                problems.append(Problem(
+                    "stdin-script", f"{argv!r} ran with the rest of the script on stdin: "
+                                    f"{data[pos:].decode('utf-8', 'replace')!r}"))
+                break
+    problems.sort(key=lambda p: CATEGORIES.index(p.category))
+    return problems
+
+
+def _timed_run(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """What the `time` program (GNU time, whose stub logged this) runs: its
+    operand after `-p`/`--portability` and `--`; any other option stays, to
+    differ from what the checker read."""
+    if argv[:1] != ("time",):
+        return argv
+    rest = argv[1:]
+    while rest[:1] in (("-p",), ("--portability",)):
+        rest = rest[1:]
+    return rest[1:] if rest[:1] == ("--",) else rest
+
+
+def _holds_code(rest: bytes) -> bool:
+    return any(line.strip() and not line.strip().startswith(b"#") for line in rest.split(b"\n"))
+
+
+def _group_fits(group: list[tuple], argvs: list[tuple[str, ...]], cwd: Path) -> bool:
+    """Whether the programs bash started match the group's commands, in any order."""
+    if len(argvs) != len(group):
+        return False
+    import itertools
+
+    return any(all(_argv_fits(words, argv, cwd) for words, argv in zip(group, perm))
+               for perm in itertools.permutations(argvs))
+
+
+def _argv_fits(words: tuple, argv: tuple[str, ...], cwd: Path) -> bool:
+    """Whether bash's argv is what the words give.  A word the checker knows
+    must be exactly that argument.  A glob or `~` (the only unknown words it may
+    allow) must become one argument starting with the word's literal prefix (the
+    glob unexpanded, or `~` replaced), or several existing paths that each do."""
+    from functools import lru_cache
+
+    @lru_cache(maxsize=None)
+    def fits(w: int, a: int) -> bool:
+        if w == len(words):
+            return a == len(argv)
+        word = words[w]
+        if word.value is not None:
+            return a < len(argv) and argv[a] == word.value and fits(w + 1, a + 1)
+        if not word.pathname_only:
+            return False
+        for end in range(a + 1, len(argv) + 1):
+            arg = argv[end - 1]
+            if not arg.startswith(word.prefix):
+                return False
+            if end - a > 1 and not all(os.path.lexists(cwd / x) for x in argv[a:end]):
+                return False
+            if fits(w + 1, end):
+                return True
+        return False
+
+    return fits(0, 0)

@@ -1,0 +1,65 @@
+"""Differential fuzzing against real bash (issue 8): every command the checker
+allows must do exactly what the checker read, run as `bash -c` and as a
+script on stdin (tests/grammar_oracle.py).
+
+Marked `oracle` (deselect with `-m "not oracle"`).  Environment:
+BASH_POLICY_FUZZ_EXAMPLES (default 20000), BASH_POLICY_FUZZ_SEED (default 0),
+BASH_POLICY_FUZZ_SKIP (comma-separated categories not to report, such as
+stdin-script).  benchmarks/fuzz.py runs the same at any scale.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from grammar_oracle import Example, corpus_text, examine_all, fuzz
+
+pytestmark = pytest.mark.oracle
+
+EXAMPLES = int(os.environ.get("BASH_POLICY_FUZZ_EXAMPLES", "20000"))
+SEED = int(os.environ.get("BASH_POLICY_FUZZ_SEED", "0"))
+SKIP = frozenset(filter(None, os.environ.get("BASH_POLICY_FUZZ_SKIP", "").split(",")))
+
+# Issue 8's false allows, one per class: each must be denied, or caught by the oracle.
+ISSUE_EXAMPLES = [
+    "cat <<$'A'\nA\nrm x\n$'A'",
+    "find . 2>&- -delete",
+    "rg x #\\\n\\rm -rf y",
+    "rg x <<<y}\\-- --pre=sh .",
+    "uniq \\${a,b}",
+    "time -p -p rg x",
+    "head -c 3\nrg rm x",
+    "rg a -x2>/dev/null",
+]
+# Commands the checker allows and bash runs as read: the oracle must not object.
+AGREEING = [
+    "cat x",
+    "cat -A in.txt | head -n 1",
+    "cat x; cat y && cat in.txt || cat",
+    "cat 'a b' \"c d\" e\\ f",
+    "cat <missing.txt || cat x",
+    "cat ./* 2>/dev/null",
+]
+
+
+def test_oracle_catches_every_class_of_issue_8():
+    outcomes = examine_all([Example(c, "C.UTF-8", False, frozenset()) for c in ISSUE_EXAMPLES])
+    escaped = [c for c, o in zip(ISSUE_EXAMPLES, outcomes) if o.allowed and o.finding is None]
+    assert escaped == []
+
+
+def test_oracle_accepts_commands_bash_runs_as_read():
+    examples = [Example(c, "C.UTF-8", False, frozenset()) for c in AGREEING]
+    outcomes = examine_all(examples)
+    assert [c for c, o in zip(AGREEING, outcomes) if not o.allowed] == []
+    assert [o.finding.detail for o in outcomes if o.finding] == []
+
+
+def test_allowed_commands_do_what_the_checker_read():
+    report = fuzz(EXAMPLES, SEED, workers=2, max_shrinks=4, skip=SKIP)
+    assert report.examples == EXAMPLES
+    if report.findings:
+        pytest.fail(f"{len(report.findings)} findings (shrunk, as corpus cases):\n"
+                    + corpus_text(report.findings), pytrace=False)
