@@ -288,21 +288,30 @@ HERESTRINGS = ["y}\\--", "'a b'", "a}", "}", "\\}", "a\\\\", '"a}"', "{a,b}", "x
 
 def heredoc(c: Choices, bodies: list[str]) -> str:
     """A here-document operator and delimiter; its body waits in `bodies` for
-    the next newline.  Some end lines only look like the delimiter."""
+    the next newline.  Lines may be the delimiter's value (where bash ends the
+    body), its spelling or a near miss (where a loose reader might end it); the
+    last line is the value, the spelling, or nothing (the body runs to the end)."""
     op = c.tricky("heredoc-op", HEREDOC_OPS)
     spelling, value = c.tricky("delimiter", DELIMITERS)
+    near = [" " + value, value + " ", "\t" + value, value + ";", value + "|", value + "#",
+            value + "\\", value + "\r", spelling, value + value, "\\" + value,
+            "\t\t" + value + " ", value + " #"]
     lines = []
     for _ in range(c.count(3, 50)):
-        if c.chance(35):
-            near = c.tricky("near-end", [
-                " " + value, value + " ", "\t" + value, value + ";", value + "|", value + "#",
-                value + "\\", value + "\r", spelling, value + value, "\\" + value,
-                "\t\t" + value + " ", value + " #"])
-            lines.append(near)
+        kind = c.below(10)
+        if kind < 2:
+            c.tag("heredoc:value-inside")
+            lines.append(value)
+        elif kind < 5:
+            lines.append(c.tricky("near-end", near))
         else:
             lines.append(c.pick(BODY_LINES))
-    if not c.chance(8):
+    end = c.below(20)
+    if end < 14:
         lines.append(("\t" if op.startswith("<<-") and c.chance(40) else "") + value)
+    elif end < 17:
+        c.tag("heredoc:ends-at-spelling")
+        lines.append(spelling)
     else:
         c.tag("heredoc:unterminated")
     bodies.append("".join(line + "\n" for line in lines))
@@ -517,7 +526,7 @@ def examine(ex: Example, skip: frozenset[str] = frozenset(),
 
 # -- hypothesis runs: scanning a chunk, shrinking a finding by replaying it ---
 
-MIN_BYTES, MAX_BYTES = 48, 600
+MIN_BYTES, MAX_BYTES = 32, 600  # hypothesis draws about 2 * MIN_BYTES
 _BYTES = st.binary(min_size=MIN_BYTES, max_size=MAX_BYTES)
 
 
@@ -536,6 +545,15 @@ class ChunkResult:
     examples: int = 0
     allowed: int = 0
     findings: list[Finding] = field(default_factory=list)
+    cpu: float = 0.0  # seconds of CPU, this process's and its children's
+
+
+def _cpu() -> float:
+    import resource
+
+    own, children = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,
+                                                     resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def scan(seed: int, size: int, skip: frozenset[str] = frozenset(),
@@ -543,6 +561,7 @@ def scan(seed: int, size: int, skip: frozenset[str] = frozenset(),
     """Run `size` hypothesis examples from `seed`, keeping every finding and
     never raising, so that one finding does not end the run."""
     result = ChunkResult()
+    started = _cpu()
 
     @hypothesis_seed(seed)
     @_settings(size, [Phase.generate])
@@ -557,6 +576,7 @@ def scan(seed: int, size: int, skip: frozenset[str] = frozenset(),
             result.findings.append(f)
 
     run()
+    result.cpu = _cpu() - started
     return result
 
 
@@ -628,7 +648,8 @@ class Report:
     allowed: int
     raw: list[Finding]
     findings: list[Finding]
-    seconds: float
+    seconds: float  # of the scan, wall clock
+    cpu: float  # of the scan, in every worker and the programs they ran
 
 
 def fuzz(examples: int, seed: int = 0, workers: int | None = None, chunk: int = 500,
@@ -645,12 +666,14 @@ def fuzz(examples: int, seed: int = 0, workers: int | None = None, chunk: int = 
     tasks = [(chunk_seed(seed, i), size, skip) for i, size in enumerate(sizes)]
     started = time.monotonic()
     total = allowed = 0
+    cpu = 0.0
     by_seed: dict[int, list[Finding]] = {}
     context = multiprocessing.get_context("fork")
     with context.Pool(workers, initializer=start_worker) as pool:
         for result in pool.imap_unordered(_scan_task, tasks):
             total += result.examples
             allowed += result.allowed
+            cpu += result.cpu
             if result.findings:
                 by_seed[result.findings[0].seed] = result.findings
             if progress:
@@ -678,7 +701,7 @@ def fuzz(examples: int, seed: int = 0, workers: int | None = None, chunk: int = 
             kept.append(f)
             owner = f
         owner.raw += 1
-    return Report(total, allowed, raw, kept, scanned)
+    return Report(total, allowed, raw, kept, scanned, cpu)
 
 
 def corpus_text(findings: list[Finding]) -> str:
