@@ -469,7 +469,8 @@ def isolate_filesystem(writable: Path) -> None:
     """Give this process a private mount namespace where every file system is
     read-only and `writable` is a fresh tmpfs, so a command the checker wrongly
     allowed cannot change anything but the sandbox (as root it could otherwise
-    overwrite /bin/bash).  Unprivileged, it goes through a user namespace."""
+    overwrite /bin/bash), and keep its other descriptors from the programs it
+    starts.  Unprivileged, it goes through a user namespace."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -496,6 +497,13 @@ def isolate_filesystem(writable: Path) -> None:
         call(libc.mount(None, target, None, flags, None), f"remount {target!r} read-only")
     call(libc.mount(b"tmpfs", str(writable).encode(), b"tmpfs", 0, b"mode=0755"),
          "mount tmpfs")
+    # Descriptors inherited from whoever started us must not reach bash (`>&9`).
+    for name in os.listdir("/proc/self/fd"):
+        if int(name) > 2:
+            try:
+                os.set_inheritable(int(name), False)
+            except OSError:  # the directory listing's own descriptor, now closed
+                pass
 
 
 @dataclass
@@ -770,13 +778,15 @@ def _redirect_failure(segment, cwd: Path, piped_stderr: bool) -> tuple[bool, boo
             fds[fd] = "file"
         elif op in (">", ">>", ">|", "<>", "<<", "<<-", "<<<"):
             fds[fd] = "file"
-        elif op in ("&>", "&>>") or op == ">&" and r.fd is None and target is not None \
+        elif op in ("&>", "&>>") or op == ">&" and fd == 1 and target is not None \
                 and not re.fullmatch(r"\d+-?|-", target):
-            fds[1] = fds[2] = "file"
+            fds[1] = fds[2] = "file"  # `>&FILE` and `1>&FILE` are `&>FILE`
         elif op in (">&-", "<&-") or op in (">&", "<&") and target == "-":
             fds.pop(fd, None)
         elif op in (">&", "<&") and target is not None and re.fullmatch(r"\d+-?", target):
-            source = int(target.rstrip("-"))  # `N>&M-` moves M to N
+            source = int(target.rstrip("-"))  # `N>&M-` moves M to N; `N>&N` does nothing
+            if source == fd:
+                continue
             if source not in fds:
                 return True, fds.get(2) == "stderr"
             fds[fd] = fds[source]
