@@ -46,7 +46,7 @@ from oracle_support import (CATEGORIES, INPUT_FILE, MISSING_FILE, FuzzSandbox, O
                             bash_names, become_subreaper, expected_runs, isolate_filesystem,
                             run_problems)
 
-__all__ = ["CATEGORIES", "Finding", "Report", "corpus_text", "example", "examine", "fuzz",
+__all__ = ["CATEGORIES", "DEFAULT_SKIP", "Finding", "Report", "corpus_text", "example", "examine", "fuzz",
            "scan", "shrink"]
 
 POLICY = Policy.default()
@@ -60,6 +60,8 @@ OTHER_PROGRAMS = ["rm", "touch", "bash", "sh"]
 TIMEOUT = 30.0  # a run is a few milliseconds; a timeout is confirmed with CONFIRM
 CONFIRM = 120.0
 LOCALES = ("C.UTF-8", "C")
+# Problems that are not the checker's: reported only when asked for.
+DEFAULT_SKIP = frozenset({"bash-crash"})
 
 
 class Choices:
@@ -495,7 +497,7 @@ def start_worker() -> None:
     sandbox()
 
 
-def examine(ex: Example, skip: frozenset[str] = frozenset(),
+def examine(ex: Example, skip: frozenset[str] = DEFAULT_SKIP,
             policy: Policy = POLICY) -> Outcome:
     """Check one command and, if allowed, run it with bash both ways; problems
     of a category in `skip` are not findings."""
@@ -556,7 +558,7 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def scan(seed: int, size: int, skip: frozenset[str] = frozenset(),
+def scan(seed: int, size: int, skip: frozenset[str] = DEFAULT_SKIP,
          policy: Policy = POLICY) -> ChunkResult:
     """Run `size` hypothesis examples from `seed`, keeping every finding and
     never raising, so that one finding does not end the run."""
@@ -601,7 +603,7 @@ def covered(finding: Finding, known: list[Finding]) -> bool:
     return False
 
 
-def shrink(finding: Finding, known: list[Finding], skip: frozenset[str] = frozenset(),
+def shrink(finding: Finding, known: list[Finding], skip: frozenset[str] = DEFAULT_SKIP,
            policy: Policy = POLICY) -> Finding:
     """The smallest command hypothesis finds with a finding of the same category
     that no known finding covers, starting from `finding`: the run that found it
@@ -653,7 +655,7 @@ class Report:
 
 
 def fuzz(examples: int, seed: int = 0, workers: int | None = None, chunk: int = 500,
-         max_shrinks: int = 100, skip: frozenset[str] = frozenset(), progress=None) -> Report:
+         max_shrinks: int = 100, skip: frozenset[str] = DEFAULT_SKIP, progress=None) -> Report:
     """Run `examples` examples in chunks of `chunk` on `workers` processes, each
     with its own sandbox, then shrink the findings (at most `max_shrinks`),
     skipping raw findings that a shrunk one already covers.  Deterministic for a
@@ -718,7 +720,7 @@ def corpus_text(findings: list[Finding]) -> str:
     return "".join(out)
 
 
-def examine_all(examples: list[Example], skip: frozenset[str] = frozenset()) -> list[Outcome]:
+def examine_all(examples: list[Example], skip: frozenset[str] = DEFAULT_SKIP) -> list[Outcome]:
     """`examine` each example in a worker process (the sandbox takes over the
     process that makes it)."""
     import multiprocessing

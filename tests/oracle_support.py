@@ -1,12 +1,16 @@
 """Harnesses that run commands for real, to prove the checker's verdicts.
 
-Two oracles share this module:
+Three oracles share this module:
 
 - the argv oracle runs a command with bash in an empty directory where every
   whitelisted program is a stub that logs its argv, and compares what bash
   really passed with what the checker read (`Verdict.segments[i].argv`);
 - the effect oracle runs a command under strace and reports every write,
-  mutation, program start and network connection it saw.
+  mutation, program start and network connection it saw;
+- the differential fuzzer's sandbox (`FuzzSandbox`, used by
+  tests/grammar_oracle.py) does what the argv oracle does at scale and more
+  strictly: order of programs, bash reading the script on stdin, canary files,
+  and what bash must do for a verdict (`expected_runs`, `run_problems`).
 """
 
 from __future__ import annotations
@@ -804,9 +808,12 @@ def _redirect_failure(segment, cwd: Path, piped_stderr: bool) -> tuple[bool, boo
 
 # -- comparing a run with the expectation --------------------------------------
 
-# Order of severity: a finding is named after its first problem.
+# Order of severity: a finding is named after its first problem.  "bash-crash" is
+# bash's own bug, not the checker's: bash 5.2.15 reading a script on stdin
+# crashes in the child for `cat <&- 5<in.txt`, before the program starts.
 CATEGORIES = ("hang", "changed", "extra-program", "missing-program", "argv", "stderr",
-              "stdin-script")
+              "stdin-script", "bash-crash")
+_BASH_CRASH = re.compile(r"^/bin/bash: line \d+: +\d+ Segmentation fault", re.M)
 _FAILURE = re.compile(
     r"^/bin/bash: line \d+: (?:(?!\n/bin/bash: ).)*?: "
     r"(?:No such file or directory|Bad file descriptor|ambiguous redirect)\n", re.M | re.S)
@@ -826,6 +833,8 @@ def run_problems(expected: Expected, run: FuzzRun, cwd: Path,
     ([] if it does not).  With `script` (bash read it on stdin), a program
     whose stdin was the script while code was left in it is a problem too: a
     program that reads its input would swallow the rest of the script."""
+    if _BASH_CRASH.search(run.stderr):  # what bash then did is not the checker's to foresee
+        return [Problem("bash-crash", f"bash said {run.stderr!r}")]
     problems = []
     if run.timed_out:
         problems.append(Problem("hang", "bash did not finish"))
