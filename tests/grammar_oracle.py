@@ -165,6 +165,8 @@ def rendered(c: Choices, value: str) -> str:
         name, style = STYLES[c.below(len(STYLES)) if c.chance(30) else 0]
         if name != "bare":
             c.tag(f"quote:{name}")
+        elif {" ", "\t"} & set(value[a:b]):
+            c.tag("quote:backslash-blank")
         parts.append(style(value[a:b]) if a < b or name != "bare" else "")
     return "".join(parts) or "''"
 
@@ -173,9 +175,15 @@ TEXT_ALPHABET = (list(string.ascii_lowercase[:8] + string.digits[:4] + " -_.=:,'
                  + ["é", "中", "\u00a0", "\u3000", "－", "\r"])
 
 
+_ODD_CHARS = {"\u00a0", "\u3000", "\r", "\n", "－"}
+
+
 def text(c: Choices) -> str:
     """A short value; no `/`, so no misread word can name a path outside the sandbox."""
-    return "".join(c.pick(TEXT_ALPHABET) for _ in range(c.count(8, 75)))
+    value = "".join(c.pick(TEXT_ALPHABET) for _ in range(c.count(8, 75)))
+    for ch in _ODD_CHARS & set(value):
+        c.tag(f"char:U+{ord(ch):04X}")
+    return value
 
 
 @lru_cache(maxsize=None)
@@ -590,13 +598,14 @@ class _Reproduced(Exception):
 
 def covered(finding: Finding, known: list[Finding]) -> bool:
     """Whether a known minimal finding of the same category holds only tricky
-    features this one holds too (then it most likely shows the same bug).  A
-    program reading the rest of the script is one bug whatever the features,
-    and so is each kind of exception check() raises."""
+    features this one holds too (then it most likely shows the same bug; one
+    with none covers nothing).  A program reading the rest of the script is one
+    bug whatever the features, and so is each kind of exception check() raises."""
     for k in known:
         if k.category != finding.category:
             continue
-        if finding.category == "stdin-script" or k.example.features <= finding.example.features:
+        if finding.category == "stdin-script" or k.example.features and \
+                k.example.features <= finding.example.features:
             return True
         if finding.category == "crash" and k.detail.split("(")[0] == finding.detail.split("(")[0]:
             return True
