@@ -23,17 +23,20 @@ SEED = int(os.environ.get("BASH_POLICY_FUZZ_SEED", "0"))
 SKIP = DEFAULT_SKIP | frozenset(
     filter(None, os.environ.get("BASH_POLICY_FUZZ_SKIP", "").split(",")))
 
-# Issue 8's false allows, one per class: each must be denied, or caught by the oracle.
-ISSUE_EXAMPLES = [
+# Issue 8's false allows, one per class: each must be denied, or caught by the oracle
+# (the one of class 7 only while stdin-script problems are reported); `test -- *`
+# runs where files -a, -v and a[$(touch pwned)] make it evaluate a substitution.
+ISSUE_EXAMPLES = [Example(c, "C.UTF-8", c.startswith("test"), frozenset()) for c in [
     "cat <<$'A'\nA\nrm x\n$'A'",
     "find . 2>&- -delete",
     "rg x #\\\n\\rm -rf y",
     "rg x <<<y}\\-- --pre=sh .",
     "uniq \\${a,b}",
     "time -p -p rg x",
-    "head -c 3\nrg rm x",
+    "test -- *",
     "rg a -x2>/dev/null",
-]
+    *([] if "stdin-script" in SKIP else ["head -c 3\nrg rm x"]),
+]]
 # Commands the checker allows and bash runs as read: the oracle must not object.
 AGREEING = [
     "cat x",
@@ -46,8 +49,9 @@ AGREEING = [
 
 
 def test_oracle_catches_every_class_of_issue_8():
-    outcomes = examine_all([Example(c, "C.UTF-8", False, frozenset()) for c in ISSUE_EXAMPLES])
-    escaped = [c for c, o in zip(ISSUE_EXAMPLES, outcomes) if o.allowed and o.finding is None]
+    outcomes = examine_all(ISSUE_EXAMPLES, SKIP)
+    escaped = [e.command for e, o in zip(ISSUE_EXAMPLES, outcomes)
+               if o.allowed and o.finding is None]
     assert escaped == []
 
 
