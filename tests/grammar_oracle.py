@@ -28,9 +28,15 @@ every core.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import multiprocessing.connection
 import os
+import shutil
+import signal
 import string
+import struct
 import tempfile
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -46,7 +52,7 @@ from oracle_support import (CATEGORIES, INPUT_FILE, MISSING_FILE, FuzzSandbox, O
                             bash_names, become_subreaper, expected_runs, isolate_filesystem,
                             run_problems)
 
-__all__ = ["CATEGORIES", "DEFAULT_SKIP", "Finding", "Report", "corpus_text", "example", "examine", "fuzz",
+__all__ = ["ALL_CATEGORIES", "DEFAULT_SKIP", "Finding", "Report", "corpus_text", "example", "examine", "fuzz",
            "scan", "shrink"]
 
 POLICY = Policy.default()
@@ -62,6 +68,8 @@ CONFIRM = 120.0
 LOCALES = ("C.UTF-8", "C")
 # Problems that are not the checker's: reported only when asked for.
 DEFAULT_SKIP = frozenset({"bash-crash"})
+# Every category of finding: how bash differed, or how check() failed.
+ALL_CATEGORIES = (*CATEGORIES, "crash", "check-hang", "oracle-gap")
 
 
 class Choices:
@@ -486,33 +494,50 @@ class Outcome:
 
 
 _SANDBOX: FuzzSandbox | None = None
+# Shared memory where a worker notes the command it is checking (index in its
+# chunk, length, UTF-8 text), so that a worker killed by a hung check() still
+# says which command it was.
+_SLOT = None
+_SLOT_SIZE = 1 << 16
+CHECK_TIMEOUT = 60  # seconds; check() takes milliseconds
 
 
 def sandbox() -> FuzzSandbox:
     """This process's sandbox, made on first use; the process becomes the
     subreaper of the commands and loses write access outside the sandbox, so
-    only worker processes (`start_worker`) may call this."""
+    only worker processes may call this."""
     global _SANDBOX
     if _SANDBOX is None:
-        root = Path(tempfile.mkdtemp(prefix="bp-fuzz-"))
+        root = Path(tempfile.mkdtemp(prefix="worker-", dir=os.environ.get("BP_FUZZ_BASE")))
         isolate_filesystem(root)
         become_subreaper()
         _SANDBOX = FuzzSandbox(root, PROGRAMS)
     return _SANDBOX
 
 
-def start_worker() -> None:
-    sandbox()
+def _note(command: str, index: int = 0) -> None:
+    if _SLOT is not None:
+        text = command.encode("utf-8", "surrogateescape")[:_SLOT_SIZE - 8]
+        struct.pack_into(f"<ii{len(text)}s", _SLOT, 0, index, len(text), text)
 
 
-def examine(ex: Example, skip: frozenset[str] = DEFAULT_SKIP,
-            policy: Policy = POLICY) -> Outcome:
+def _noted(slot) -> tuple[int, str]:
+    index, length = struct.unpack_from("<ii", slot, 0)
+    return index, bytes(slot[8:8 + length]).decode("utf-8", "surrogateescape")
+
+
+def examine(ex: Example, skip: frozenset[str] = DEFAULT_SKIP, policy: Policy = POLICY,
+            index: int = 0) -> Outcome:
     """Check one command and, if allowed, run it with bash both ways; problems
-    of a category in `skip` are not findings."""
+    of a category in `skip` are not findings.  `index`: its place in a chunk."""
+    _note(ex.command, index)
+    signal.alarm(CHECK_TIMEOUT)  # a hung check() kills the worker, which reports it
     try:
         verdict = check(ex.command, policy)
     except Exception as error:  # noqa: BLE001 - a crash is an allow in disguise (issue 8)
         return Outcome(True, Finding("crash", ex, "check", f"check() raised {error!r}"))
+    finally:
+        signal.alarm(0)
     if not verdict.allowed:
         return Outcome(False)
     box = sandbox()
@@ -578,7 +603,7 @@ def scan(seed: int, size: int, skip: frozenset[str] = DEFAULT_SKIP,
     @given(_BYTES)
     def run(data: bytes) -> None:
         result.examples += 1
-        outcome = examine(example(data), skip, policy)
+        outcome = examine(example(data), skip, policy, result.examples)
         result.allowed += outcome.allowed
         if outcome.finding:
             f = outcome.finding
@@ -645,12 +670,72 @@ def shrink(finding: Finding, known: list[Finding], skip: frozenset[str] = DEFAUL
 # -- many examples on every core ------------------------------------------------
 
 
-def _scan_task(args) -> ChunkResult:
-    return scan(*args)
+def _serve(conn, slot, base: str) -> None:
+    """A worker: its own sandbox, then one task at a time from `conn`."""
+    global _SLOT
+    _SLOT = slot
+    os.environ["BP_FUZZ_BASE"] = base
+    sandbox()
+    while (task := conn.recv()) is not None:
+        function, args = task
+        conn.send(function(*args))
 
 
-def _shrink_task(args) -> Finding:
-    return shrink(*args)
+def run_tasks(tasks: list, workers: int, on_result) -> list[Finding]:
+    """Run `(function, args)` tasks on `workers` processes, each with its own
+    sandbox, calling `on_result(i, result)` as each task ends.  A worker that
+    dies (a hung check() was killed by its alarm) is replaced, its task ends
+    with the result None, and the command it was checking is returned as a
+    finding."""
+    context = multiprocessing.get_context("fork")
+    base = tempfile.mkdtemp(prefix="bp-fuzz-")
+
+    def spawn():
+        slot = context.RawArray("B", _SLOT_SIZE)
+        ours, theirs = context.Pipe()
+        process = context.Process(target=_serve, args=(theirs, slot, base), daemon=True)
+        process.start()
+        theirs.close()
+        return ours, process, slot
+
+    pending = list(enumerate(tasks))
+    idle = [spawn() for _ in range(min(workers, len(tasks)))]
+    busy: dict = {}
+    died: list[Finding] = []
+    try:
+        while pending or busy:
+            while idle and pending:
+                worker, task = idle.pop(), pending.pop(0)
+                worker[0].send(task[1])
+                busy[worker[0]] = (worker, task[0])
+            for conn in multiprocessing.connection.wait(list(busy)):
+                worker, i = busy.pop(conn)
+                try:
+                    result = conn.recv()
+                except EOFError:
+                    worker[1].join()
+                    _, command = _noted(worker[2])
+                    if worker[1].exitcode == -signal.SIGALRM:
+                        category, how = "check-hang", f"did not return in {CHECK_TIMEOUT} s"
+                    else:
+                        category, how = "crash", f"killed its process ({worker[1].exitcode})"
+                    died.append(Finding(category, Example(command, LOCALES[0], False,
+                                                          frozenset()), "check", f"check() {how}"))
+                    result, worker = None, spawn()
+                    conn.close()
+                idle.append(worker)
+                on_result(i, result)
+    finally:
+        for conn, process, _ in idle + [w for w, _ in busy.values()]:
+            try:
+                conn.send(None)
+            except OSError:
+                pass
+            process.join(timeout=CONFIRM)
+            if process.is_alive():
+                process.kill()
+        shutil.rmtree(base, ignore_errors=True)  # the workers' emptied mount points
+    return died
 
 
 @dataclass
@@ -669,37 +754,38 @@ def fuzz(examples: int, seed: int = 0, workers: int | None = None, chunk: int = 
     with its own sandbox, then shrink the findings (at most `max_shrinks`),
     skipping raw findings that a shrunk one already covers.  Deterministic for a
     given seed, example count and chunk size."""
-    import multiprocessing
-    import time
-
     workers = workers or os.cpu_count() or 1
     sizes = [min(chunk, examples - start) for start in range(0, examples, chunk)]
-    tasks = [(chunk_seed(seed, i), size, skip) for i, size in enumerate(sizes)]
+    tasks = [(scan, (chunk_seed(seed, i), size, skip)) for i, size in enumerate(sizes)]
     started = time.monotonic()
-    total = allowed = 0
-    cpu = 0.0
-    by_seed: dict[int, list[Finding]] = {}
-    context = multiprocessing.get_context("fork")
-    with context.Pool(workers, initializer=start_worker) as pool:
-        for result in pool.imap_unordered(_scan_task, tasks):
-            total += result.examples
-            allowed += result.allowed
-            cpu += result.cpu
-            if result.findings:
-                by_seed[result.findings[0].seed] = result.findings
-            if progress:
-                progress(total, allowed, sum(map(len, by_seed.values())),
-                         time.monotonic() - started)
-        scanned = time.monotonic() - started
-        raw = [f for s, _, _ in tasks for f in by_seed.get(s, [])]
-        findings: list[Finding] = []
-        pending = list(raw)
-        while pending and max_shrinks > 0:
-            pending = [f for f in pending if not covered(f, findings)]
-            batch = pending[:min(workers, max_shrinks)]
-            pending = pending[len(batch):]
-            max_shrinks -= len(batch)
-            findings.extend(pool.map(_shrink_task, [(f, findings, skip) for f in batch]))
+    totals = {"examples": 0, "allowed": 0, "cpu": 0.0}
+    by_chunk: dict[int, list[Finding]] = {}
+
+    def scanned(i: int, result: ChunkResult | None) -> None:
+        if result is None:  # the worker died in this chunk: its examples are lost
+            return
+        totals["examples"] += result.examples
+        totals["allowed"] += result.allowed
+        totals["cpu"] += result.cpu
+        by_chunk[i] = result.findings
+        if progress:
+            progress(totals["examples"], totals["allowed"], sum(map(len, by_chunk.values())),
+                     time.monotonic() - started)
+
+    died = run_tasks(tasks, workers, scanned)
+    seconds = time.monotonic() - started
+    raw = [f for i in range(len(tasks)) for f in by_chunk.get(i, [])] + died
+    findings: list[Finding] = []
+    pending = [f for f in raw if f.data]  # a hang or a dead worker cannot be replayed
+    while pending and max_shrinks > 0:
+        pending = [f for f in pending if not covered(f, findings)]
+        batch = pending[:min(workers, max_shrinks)]
+        pending = pending[len(batch):]
+        max_shrinks -= len(batch)
+        shrunk: dict[int, Finding] = {}
+        run_tasks([(shrink, (f, list(findings), skip)) for f in batch], workers,
+                  lambda i, small: shrunk.__setitem__(i, small or batch[i]))
+        findings.extend(shrunk[i] for i in sorted(shrunk))
     kept: list[Finding] = []  # the shrunk findings with the fewest features first
     for f in sorted(findings, key=lambda f: (len(f.example.features), len(f.example.command))):
         if not covered(f, kept):
@@ -712,7 +798,7 @@ def fuzz(examples: int, seed: int = 0, workers: int | None = None, chunk: int = 
             kept.append(f)
             owner = f
         owner.raw += 1
-    return Report(total, allowed, raw, kept, scanned, cpu)
+    return Report(totals["examples"], totals["allowed"], raw, kept, seconds, totals["cpu"])
 
 
 def corpus_text(findings: list[Finding]) -> str:
@@ -729,10 +815,14 @@ def corpus_text(findings: list[Finding]) -> str:
     return "".join(out)
 
 
+def _examine_each(examples: list[Example], skip: frozenset[str]) -> list[Outcome]:
+    return [examine(e, skip) for e in examples]
+
+
 def examine_all(examples: list[Example], skip: frozenset[str] = DEFAULT_SKIP) -> list[Outcome]:
     """`examine` each example in a worker process (the sandbox takes over the
     process that makes it)."""
-    import multiprocessing
-
-    with multiprocessing.get_context("fork").Pool(1, initializer=start_worker) as pool:
-        return pool.starmap(examine, [(e, skip) for e in examples])
+    outcomes: list[Outcome] = []
+    run_tasks([(_examine_each, (examples, skip))], 1,
+              lambda i, result: outcomes.extend(result or []))
+    return outcomes
