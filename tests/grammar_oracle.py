@@ -468,11 +468,12 @@ def example(data: bytes) -> Example:
 
 @dataclass
 class Finding:
-    """A command the checker allowed where bash did something else."""
+    """A command the checker allowed where bash did something else, or where
+    check() itself failed (raised, hung)."""
 
     category: str
     example: Example
-    mode: str  # "bash -c", "bash -s" (script on stdin), or "check" (it raised)
+    mode: str  # "bash -c", "bash -s" (script on stdin), or "check" (check() failed)
     detail: str
     data: bytes = b""
     seed: int = 0
@@ -494,9 +495,8 @@ class Outcome:
 
 
 _SANDBOX: FuzzSandbox | None = None
-# Shared memory where a worker notes the command it is checking (index in its
-# chunk, length, UTF-8 text), so that a worker killed by a hung check() still
-# says which command it was.
+# Shared memory where a worker notes the command it is checking (length, then
+# UTF-8 text), so that a worker killed by a hung check() still says which.
 _SLOT = None
 _SLOT_SIZE = 1 << 16
 CHECK_TIMEOUT = 60  # seconds; check() takes milliseconds
@@ -515,22 +515,22 @@ def sandbox() -> FuzzSandbox:
     return _SANDBOX
 
 
-def _note(command: str, index: int = 0) -> None:
+def _note(command: str) -> None:
     if _SLOT is not None:
-        text = command.encode("utf-8", "surrogateescape")[:_SLOT_SIZE - 8]
-        struct.pack_into(f"<ii{len(text)}s", _SLOT, 0, index, len(text), text)
+        text = command.encode("utf-8", "surrogateescape")[:_SLOT_SIZE - 4]
+        struct.pack_into(f"<i{len(text)}s", _SLOT, 0, len(text), text)
 
 
-def _noted(slot) -> tuple[int, str]:
-    index, length = struct.unpack_from("<ii", slot, 0)
-    return index, bytes(slot[8:8 + length]).decode("utf-8", "surrogateescape")
+def _noted(slot) -> str:
+    (length,) = struct.unpack_from("<i", slot, 0)
+    return bytes(slot[4:4 + length]).decode("utf-8", "surrogateescape")
 
 
-def examine(ex: Example, skip: frozenset[str] = DEFAULT_SKIP, policy: Policy = POLICY,
-            index: int = 0) -> Outcome:
+def examine(ex: Example, skip: frozenset[str] = DEFAULT_SKIP,
+            policy: Policy = POLICY) -> Outcome:
     """Check one command and, if allowed, run it with bash both ways; problems
-    of a category in `skip` are not findings.  `index`: its place in a chunk."""
-    _note(ex.command, index)
+    of a category in `skip` are not findings."""
+    _note(ex.command)
     signal.alarm(CHECK_TIMEOUT)  # a hung check() kills the worker, which reports it
     try:
         verdict = check(ex.command, policy)
@@ -603,7 +603,7 @@ def scan(seed: int, size: int, skip: frozenset[str] = DEFAULT_SKIP,
     @given(_BYTES)
     def run(data: bytes) -> None:
         result.examples += 1
-        outcome = examine(example(data), skip, policy, result.examples)
+        outcome = examine(example(data), skip, policy)
         result.allowed += outcome.allowed
         if outcome.finding:
             f = outcome.finding
@@ -714,7 +714,7 @@ def run_tasks(tasks: list, workers: int, on_result) -> list[Finding]:
                     result = conn.recv()
                 except EOFError:
                     worker[1].join()
-                    _, command = _noted(worker[2])
+                    command = _noted(worker[2])
                     if worker[1].exitcode == -signal.SIGALRM:
                         category, how = "check-hang", f"did not return in {CHECK_TIMEOUT} s"
                     else:
