@@ -38,19 +38,27 @@ import struct
 import tempfile
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from oracle_support import (
+    CATEGORIES,
+    INPUT_FILE,
+    MISSING_FILE,
+    FuzzSandbox,
+    OracleGap,
+    bash_names,
+    become_subreaper,
+    expected_runs,
+    isolate_filesystem,
+    run_problems,
+)
 
 from bash_policy.judge.engine import check
 from bash_policy.judge.policy import Policy
-
-from oracle_support import (CATEGORIES, INPUT_FILE, MISSING_FILE, FuzzSandbox, OracleGap,
-                            bash_names, become_subreaper, expected_runs, isolate_filesystem,
-                            run_problems)
 
 __all__ = ["ALL_CATEGORIES", "DEFAULT_SKIP", "Finding", "Report", "corpus_text", "example", "examine", "fuzz",
            "scan", "shrink"]
@@ -194,7 +202,7 @@ def text(c: Choices) -> str:
     return value
 
 
-@lru_cache(maxsize=None)
+@cache
 def _flag_words(path: tuple[str, ...]):
     """Allowed flags of the spec at `path` as (name, takes-value, choices), and its subcommands."""
     spec = POLICY.spec(path[0])
@@ -551,12 +559,22 @@ def examine(ex: Example, skip: frozenset[str] = DEFAULT_SKIP,
         if run.timed_out:  # only a hang that lasts far longer on a loaded machine counts
             run = box.run(ex.command, stdin_script, ex.locale, CONFIRM, cwd)
         problems = [p for p in run_problems(expected, run, cwd,
-                                            ex.command if stdin_script else None)
+                                            ex.command if stdin_script else None,
+                                            lambda argv: _reads_stdin(argv, policy))
                     if p.category not in skip]
         if problems:
             detail = "; ".join(f"{p.category}: {p.message}" for p in problems)
             return Outcome(True, Finding(problems[0].category, ex, mode, detail))
     return Outcome(True)
+
+
+def _reads_stdin(argv: tuple[str, ...], policy: Policy) -> bool:
+    """Whether the checker takes this program run (as bash passed it) to read
+    standard input: it denies it with BP108 on a script's first line."""
+    import shlex
+
+    verdict = check(shlex.join(argv) + "\n:", policy)
+    return any(d.code == "BP108" for d in verdict.denials)
 
 
 # -- hypothesis runs: scanning a chunk, shrinking a finding by replaying it ---
@@ -783,8 +801,10 @@ def fuzz(examples: int, seed: int = 0, workers: int | None = None, chunk: int = 
         pending = pending[len(batch):]
         max_shrinks -= len(batch)
         shrunk: dict[int, Finding] = {}
-        run_tasks([(shrink, (f, list(findings), skip)) for f in batch], workers,
-                  lambda i, small: shrunk.__setitem__(i, small or batch[i]))
+        def keep(i: int, small: Finding | None, shrunk=shrunk, batch=batch) -> None:
+            shrunk[i] = small or batch[i]
+
+        run_tasks([(shrink, (f, list(findings), skip)) for f in batch], workers, keep)
         findings.extend(shrunk[i] for i in sorted(shrunk))
     kept: list[Finding] = []  # the shrunk findings with the fewest features first
     for f in sorted(findings, key=lambda f: (len(f.example.features), len(f.example.command))):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from grammar_oracle import DEFAULT_SKIP, Example, corpus_text, examine_all, fuzz
 
 pytestmark = pytest.mark.oracle
