@@ -46,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="report every category, bash's own crashes too")
     parser.add_argument("--findings", type=Path, help="write findings as deny corpus cases")
     parser.add_argument("--json", type=Path, help="write findings as JSON lines")
+    parser.add_argument("--raw", type=Path,
+                        help="append each raw finding as a JSON line as soon as it is found "
+                             "(a long run stopped early keeps them)")
     args = parser.parse_args(argv)
 
     last = [0.0]
@@ -56,11 +59,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {done:>9} examples  {done / seconds:7.1f}/s  {allowed} allowed  "
                   f"{raw} raw findings", file=sys.stderr, flush=True)
 
+    def found(finding: grammar_oracle.Finding) -> None:
+        if args.raw:
+            with args.raw.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(finding.to_json()) + "\n")
+
     started = time.monotonic()
     report = grammar_oracle.fuzz(args.examples, args.seed, args.workers, args.chunk,
                                  args.max_shrinks,
                                  frozenset() if args.report_all else frozenset(args.skip),
-                                 progress)
+                                 progress, found)
     total = time.monotonic() - started
     install = "crosscheck (bashlex)" if _has_bashlex() else "default (no bashlex)"
     print(f"install: {install}; seed {args.seed}; {args.workers} workers; chunk {args.chunk}")

@@ -767,10 +767,12 @@ class Report:
 
 
 def fuzz(examples: int, seed: int = 0, workers: int | None = None, chunk: int = 500,
-         max_shrinks: int = 100, skip: frozenset[str] = DEFAULT_SKIP, progress=None) -> Report:
+         max_shrinks: int = 100, skip: frozenset[str] = DEFAULT_SKIP, progress=None,
+         found=None) -> Report:
     """Run `examples` examples in chunks of `chunk` on `workers` processes, each
     with its own sandbox, then shrink the findings (at most `max_shrinks`),
-    skipping raw findings that a shrunk one already covers.  Deterministic for a
+    skipping raw findings that a shrunk one already covers; `found(finding)` is
+    called with each raw finding as soon as its chunk ends.  Deterministic for a
     given seed, example count and chunk size."""
     workers = workers or os.cpu_count() or 1
     sizes = [min(chunk, examples - start) for start in range(0, examples, chunk)]
@@ -786,6 +788,9 @@ def fuzz(examples: int, seed: int = 0, workers: int | None = None, chunk: int = 
         totals["allowed"] += result.allowed
         totals["cpu"] += result.cpu
         by_chunk[i] = result.findings
+        if found:
+            for finding in result.findings:
+                found(finding)
         if progress:
             progress(totals["examples"], totals["allowed"], sum(map(len, by_chunk.values())),
                      time.monotonic() - started)
