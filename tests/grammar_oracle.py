@@ -554,6 +554,8 @@ def examine(ex: Example, skip: frozenset[str] = DEFAULT_SKIP,
         expected = expected_runs(verdict, cwd)
     except OracleGap as gap:
         return Outcome(True, Finding("oracle-gap", ex, "check", str(gap)))
+    except Exception as error:  # noqa: BLE001 - the harness's own bug: reported, not fatal
+        return Outcome(True, Finding("oracle-gap", ex, "check", f"the oracle raised {error!r}"))
     for mode, stdin_script in (("bash -c", False), ("bash -s", True)):
         run = box.run(ex.command, stdin_script, ex.locale, TIMEOUT, cwd)
         if run.timed_out:  # only a hang that lasts far longer on a loaded machine counts

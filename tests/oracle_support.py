@@ -804,7 +804,7 @@ class _Walk:
     def substitutions(self, node, fds: dict) -> None:
         for child in children(node):
             if isinstance(child, List):
-                self.run_list(child, dict(fds, **{1: "pipe"}))
+                self.run_list(child, {**fds, 1: "pipe"})
 
     def redirected(self, node, fds: dict, piped_stderr: bool) -> dict | None:
         """The descriptors after the node's redirections, or None if one fails."""
