@@ -246,7 +246,10 @@ DOLLARS = ["$x", "${x}", "$(touch pwned)", "$((1))", "`touch pwned`", "$", "$ ",
            "$*", "$0", "$1", '$"a"', "$'a'", "$'\\x41'", "$'\\u00e9'", '"$"', "'$'", "\\$",
            "$\\", "a$", "${x:-a}", "$[1]", '"$x"', "${!x}", "$'\\''", "$$x", "$'\\n'",
            "\"$'a'\"", "'$(x)'", "\\$(x)", "$\\\n(x)", "${#}", "$'\\c'", "$'\\E'", "x$",
-           "$/", "$+", "$~", "$%", "$^", "$&", "$<", "$|"]
+           "$/", "$+", "$~", "$%", "$^", "$&", "$<", "$|",
+           # substitutions the checker may allow: their commands run first
+           "$(cat x)", '"$(cat y)"', "<(cat x)", "$(cat <in.txt)", "`cat x`", "$(true)",
+           '"$(ls)"x', "$(cat x)$(cat y)", "$( cat x; cat y )", "$(cat x | cat)"]
 BRACES = ["{a,b}", "\\${a,b}", "'$'{a,b}", '"$"{a,b}', "$\\{a,b}", "{}", "{a}", "{,}",
           "{a..c}", "a{,b}", "{a,b\\}", "\\{a,b}", "{a\\,b}", "{-v,x}", "{--pre=sh,x}",
           "${a,b}", "{$x,y}", "x{a,b}y", "{'a',b}", '{a,"b c"}', '{"{",b}', "\\{}", "{ }",
@@ -572,10 +575,12 @@ def examine(ex: Example, skip: frozenset[str] = DEFAULT_SKIP,
 
 def _reads_stdin(argv: tuple[str, ...], policy: Policy) -> bool:
     """Whether the checker takes this program run (as bash passed it) to read
-    standard input: it denies it with BP108 on a script's first line."""
+    standard input: it denies it with BP108 on a script's first line (asked
+    with stdin_script on, whatever the policy under test says)."""
+    import dataclasses
     import shlex
 
-    verdict = check(shlex.join(argv) + "\n:", policy)
+    verdict = check(shlex.join(argv) + "\n:", dataclasses.replace(policy, stdin_script=True))
     return any(d.code == "BP108" for d in verdict.denials)
 
 

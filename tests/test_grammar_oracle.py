@@ -5,15 +5,20 @@ script on stdin (tests/grammar_oracle.py).
 Marked `oracle` (deselect with `-m "not oracle"`).  Environment:
 BASH_POLICY_FUZZ_EXAMPLES (default 20000), BASH_POLICY_FUZZ_SEED (default 0),
 BASH_POLICY_FUZZ_SKIP (comma-separated categories not to report besides
-bash-crash, such as stdin-script).  benchmarks/fuzz.py runs the same at any scale.
+bash-crash, such as stdin-script).  The 20,000 examples take about N s on two
+idle cores.  benchmarks/fuzz.py runs the same at any scale.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pytest
-from grammar_oracle import DEFAULT_SKIP, Example, corpus_text, examine_all, fuzz
+from grammar_oracle import DEFAULT_SKIP, Example, corpus_text, examine, examine_all, fuzz, run_tasks
+
+from bash_policy.judge.engine import check
+from bash_policy.judge.policy import Policy
 
 pytestmark = pytest.mark.oracle
 
@@ -59,6 +64,43 @@ def test_oracle_accepts_commands_bash_runs_as_read():
     outcomes = examine_all(examples)
     assert [c for c, o in zip(AGREEING, outcomes) if not o.allowed] == []
     assert [o.finding.detail for o in outcomes if o.finding] == []
+
+
+def _oracle_teeth() -> list[list[str]]:
+    """What the oracle says when bash does something else than the checker read."""
+    from grammar_oracle import sandbox
+    from oracle_support import expected_runs, run_problems
+
+    box = sandbox()
+    found = []
+    for read, ran in [("cat x", "cat y"), ("cat x", "cat x >z"), ("cat x", "cat x; touch z"), ("cat x | cat", "cat x"),
+                      ("cat x && cat y", "cat y; cat x")]:
+        expected = expected_runs(check(read), box.cwd)
+        run = box.run(ran, False, "C.UTF-8", 30, box.cwd)
+        found.append(sorted({p.category for p in run_problems(expected, run, box.cwd)}))
+    return found
+
+
+def test_oracle_sees_what_bash_did_differently():
+    found: list = []
+    run_tasks([(_oracle_teeth, ())], 1, lambda i, result: found.extend(result or []))
+    assert found == [["argv"], ["changed"], ["extra-program"], ["missing-program"], ["argv"]]
+
+
+def test_oracle_sees_a_program_reading_the_script():
+    """With stdin_script off the checker allows `head -c 3` before a later
+    line; bash reading the script on stdin hands that line to head."""
+    examples = [Example("head -c 3\nrg rm x", "C.UTF-8", False, frozenset())]
+    outcomes: list = []
+    run_tasks([(_examine_without_stdin_script, (examples,))], 1,
+              lambda i, result: outcomes.extend(result or []))
+    assert [(o.finding.category, o.finding.mode) for o in outcomes if o.finding] == [
+        ("stdin-script", "bash -s")]
+
+
+def _examine_without_stdin_script(examples):
+    policy = dataclasses.replace(Policy.default(), stdin_script=False)  # not picklable
+    return [examine(e, policy=policy) for e in examples]
 
 
 def test_allowed_commands_do_what_the_checker_read():
