@@ -2,7 +2,7 @@
 
     python benchmarks/fuzz.py -n 1000000 --seed 1 --findings findings.txt
 
-Runs N examples of the shell grammar in tests/grammar_oracle.py on every
+Runs N examples of the shell grammar in tests/fuzz/grammar_oracle.py on every
 core (one process and one sandbox each): every command `check()` allows is
 run with bash both as `bash -c` and as a script on stdin, and must do exactly
 what the checker read.  Prints examples per second (the bash runs dominate),
@@ -12,7 +12,7 @@ it; `--findings` writes them as `deny` corpus cases (the format of corpora/),
 N and chunk size give the same examples.  Exit status 1 if anything was found.
 
 The sandbox needs a private mount namespace (root, or unprivileged user
-namespaces): see oracle_support.isolate_filesystem.
+namespaces): see tests/fuzz/sandbox.py, isolate_filesystem.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import grammar_oracle  # noqa: E402
+from fuzz import grammar_oracle  # noqa: E402  (tests/fuzz, before this script's directory)
 
 
 def main(argv: list[str] | None = None) -> int:

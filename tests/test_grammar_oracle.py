@@ -1,6 +1,6 @@
 """Differential fuzzing against real bash (issue 8): every command the checker
 allows must do exactly what the checker read, run as `bash -c` and as a
-script on stdin (tests/grammar_oracle.py).
+script on stdin (tests/fuzz/).
 
 Marked `oracle` (deselect with `-m "not oracle"`).  Environment:
 BASH_POLICY_FUZZ_EXAMPLES (default 20000), BASH_POLICY_FUZZ_SEED (default 0),
@@ -15,7 +15,7 @@ import dataclasses
 import os
 
 import pytest
-from grammar_oracle import DEFAULT_SKIP, Example, corpus_text, examine, examine_all, fuzz, run_tasks
+from fuzz.grammar_oracle import DEFAULT_SKIP, Example, corpus_text, examine, examine_all, fuzz, run_tasks
 
 from bash_policy.judge.engine import check
 from bash_policy.judge.policy import Policy
@@ -68,8 +68,8 @@ def test_oracle_accepts_commands_bash_runs_as_read():
 
 def _oracle_teeth() -> list[list[str]]:
     """What the oracle says when bash does something else than the checker read."""
-    from grammar_oracle import sandbox
-    from oracle_support import expected_runs, run_problems
+    from fuzz.expect import expected_runs, run_problems
+    from fuzz.grammar_oracle import sandbox
 
     box = sandbox()
     found = []

@@ -12,7 +12,7 @@ decision is 0, the simplest, past their end, so shorter and smaller bytes
 give simpler commands.
 
 For each command `check()` allows, bash runs it twice, as `bash -c` and
-reading it from stdin, in a sandbox (oracle_support.FuzzSandbox) where every
+reading it from stdin, in a sandbox (fuzz/sandbox.py, FuzzSandbox) where every
 whitelisted program is an argv-logging stub; what bash did must be exactly
 what the checker read (`expected_runs`): the same programs with the same argv
 in the same order, no other program, no change to the sandbox, nothing on
@@ -44,21 +44,13 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
-from oracle_support import (
-    CATEGORIES,
-    INPUT_FILE,
-    MISSING_FILE,
-    FuzzSandbox,
-    OracleGap,
-    bash_names,
-    become_subreaper,
-    expected_runs,
-    isolate_filesystem,
-    run_problems,
-)
+from oracle_support import bash_names
 
 from bash_policy.judge.engine import check
 from bash_policy.judge.policy import Policy
+
+from .expect import CATEGORIES, OracleGap, expected_runs, run_problems
+from .sandbox import INPUT_FILE, MISSING_FILE, FuzzSandbox, become_subreaper, isolate_filesystem
 
 __all__ = ["ALL_CATEGORIES", "DEFAULT_SKIP", "Finding", "Report", "corpus_text", "example", "examine", "fuzz",
            "scan", "shrink"]
