@@ -1,6 +1,7 @@
 """Harnesses that run commands for real, to prove the checker's verdicts.
 
-Two oracles share this module:
+Two oracles share this module (the differential fuzzer's sandbox, built on
+the same stubs, is in tests/fuzz/):
 
 - the argv oracle runs a command with bash in an empty directory where every
   whitelisted program is a stub that logs its argv, and compares what bash
@@ -44,7 +45,11 @@ class StubBin:
     reserved words (`time`, `[[`) cannot be stubbed and are left out.
     """
 
-    def __init__(self, root: Path, names: list[str]):
+    def __init__(self, root: Path, names: list[str], stub: str | bytes = STUB,
+                 bash_env: str | None = None):
+        """`stub` is the stubs' script (or program); `bash_env`, if given,
+        replaces the `enable -n` lines (the fuzzer shadows builtins with
+        logging functions)."""
         self.root = root
         self.bin = root / "bin"
         self.bin.mkdir(parents=True)
@@ -53,11 +58,13 @@ class StubBin:
         self.names = sorted(n for n in names if "/" not in n and n not in keywords)
         for name in self.names:
             path = self.bin / name
-            path.write_text(STUB)
+            path.write_bytes(stub if isinstance(stub, bytes) else stub.encode())
             path.chmod(0o755)
         disabled = [n for n in self.names if n in builtins]
         self.bash_env = root / "bash_env"
-        self.bash_env.write_text("".join(f"enable -n {_sh_quote(n)}\n" for n in disabled))
+        if bash_env is None:
+            bash_env = "".join(f"enable -n {_sh_quote(n)}\n" for n in disabled)
+        self.bash_env.write_text(bash_env)
 
     def run(self, command: str, cwd: Path, log: Path, timeout: float = 10) -> Run:
         """Run `command` like `env -i PATH=stubs bash --norc --noprofile -c`."""

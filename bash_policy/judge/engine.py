@@ -381,7 +381,7 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
     ctx.where = command_directories(script.body, cwd, commands)
     index = {id(c): k for k, c in enumerate(commands)}
     if script.body is not None:
-        _check_node(script.body, ctx, index, _lines_at_risk(script.body, policy))
+        _check_node(script.body, ctx, index, _lines_at_risk(script.body, command, policy))
     if not ctx.denials:  # only an allow needs the other readings
         from ..read.crosscheck import cross_check
         cross_check(script, ctx)
@@ -392,14 +392,26 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
 # The rule a problem the reader found belongs to, by its code's family.
 _PROBLEM_RULES = {"BP2": EXPANSION, "BP6": ASSIGNMENT}
 
-def _lines_at_risk(body: List, policy: Policy) -> set[int]:
+def _lines_at_risk(body: List, source: str, policy: Policy) -> set[int]:
     """Indices of the top-level pipelines that have a later line after them: when
-    the harness pipes the script into bash, their standard input is that line."""
-    if not policy.stdin_script:
+    the harness pipes the script into bash, their standard input is that line.
+    bash runs an and-or list once it has read the line that ends it, so a
+    pipeline is at risk when a line break (after `;`, `&`, a comment, or as
+    the separator itself) comes between the end of its and-or list and the
+    last pipeline."""
+    if not policy.stdin_script or len(body.items) < 2:
         return set()
-    last_break = max((k for k, op in enumerate(body.ops[:len(body.items) - 1]) if op == "\n"),
-                     default=-1)
-    return set(range(last_break + 1))
+    last = body.items[-1].span.start
+    at_risk: set[int] = set()
+    pending: list[int] = []
+    for k, item in enumerate(body.items[:-1]):
+        pending.append(k)
+        if body.ops[k] in ("&&", "||"):
+            continue  # the and-or list goes on: bash reads it whole before running it
+        if "\n" in source[item.span.end:last]:
+            at_risk.update(pending)
+        pending = []
+    return at_risk
 
 
 def _stdin_after(redirects, stdin_is_script: bool, ctx: Context) -> bool:

@@ -279,9 +279,10 @@ class Reader:
                 break
             c = s[i]
             if c == "\\":
-                if i + 1 >= n:  # a trailing backslash stays (bash -c appends another)
-                    b.literal("\\", True)
-                    i += 1
+                if i + 1 >= n:  # bash -c keeps it (it appends another); bash reading a script drops it
+                    self.fail(i, "a backslash at the very end of the command: `bash -c` passes it, bash "
+                              "reading the script from a file or stdin drops it",
+                              "drop the backslash, or quote it: '\\'")
                 else:
                     b.literal(s[i + 1], True)
                     i += 2
