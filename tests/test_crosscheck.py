@@ -177,3 +177,12 @@ def test_text_bashlex_skipped_is_a_problem():
         builder.check_gaps()
     builder.covered.append((5, 9))
     builder.check_gaps()  # the comment after a blank is not skipped text
+
+
+@pytest.mark.parametrize("command", ["cat a'${'", "cat a'x${y'", "cat a'${' }"])
+def test_bashlex_is_not_asked_what_it_loops_on(command):
+    """bashlex 0.18 never returns on `${` without `}` after a word's start
+    (fuzzer finding F3): that reading is skipped, as where bashlex is absent."""
+    code = f"from bash_policy import check; v = check({command!r}); print(v.allowed, v.notes)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "bashlex cannot read" in done.stdout, done

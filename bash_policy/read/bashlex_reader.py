@@ -253,8 +253,19 @@ class _Builder:
             at = max(at, b)
 
 
+# `${` with no `}` before the word could end: bashlex 0.18's _paramexpand takes
+# find('}') == -1 as a position and starts over from the word's start, for ever
+# (`cat a'${'`; fuzzer finding F3).  Such a command is one bashlex cannot read.
+_UNCLOSED_BRACE = re.compile(r"\$\{[^}\s;|&<>()]*(?![^}\s;|&<>()])(?!\})")
+
+
 def parse(source: str) -> Script:
     """Parse `source` with bashlex into the model (never raises)."""
+    unclosed = _UNCLOSED_BRACE.search(source)
+    if unclosed is not None:
+        return Script(source, None, (("BP100", Span(unclosed.start(), unclosed.end()),
+                                      "bashlex cannot parse this: `${` without `}` in the word "
+                                      "(bashlex 0.18 loops on it)", ""),))
     builder = _Builder(source)
     try:
         at = 0
