@@ -8,7 +8,7 @@ placeholders `%G?`, `%GS`... run gpg.  Checked against git-man 2.39.5.
 
 from __future__ import annotations
 
-from ...repo.gitkeys import SIGNATURE_PLACEHOLDER
+from ...repo.gitkeys import SIGNATURE_PLACEHOLDER, why_not_inert
 from ..codes import Code, Effect
 from . import rule
 from .repository import git_repo_config
@@ -30,18 +30,54 @@ _DELETES = {"clean": "deletes untracked files", "prune": "deletes unreachable ob
 
 
 @rule("git_global", codes=[Code.BP400, Code.BP601],
-      deny=["git --exec-path=/tmp status"], allow=["git --exec-path", "git -C src status"])
+      deny=["git --exec-path=/tmp status", "git -c core.pager=less log", "git -c core.fsmonitor=./x status",
+            "git -c alias.x=!sh status", "git -c include.path=/tmp/x.cfg status"],
+      allow=["git --exec-path", "git -C src status", "git -c color.ui=never log -1",
+             "git -c core.pager=cat log", "git -c core.quotepath=false status"])
 def git_global(inv, ctx) -> None:
-    """`git --exec-path=PATH`, and repositories whose config is not known to be inert.
-    With a value git runs its subcommands from PATH; the repository's config is
-    read as git would read it (bash_policy/repo/gitrepo.py), every key outside the
-    inert allowlist denies, and a partial clone denies commands that fetch."""
+    """`git --exec-path=PATH`, `-c` keys not known to be inert, and repositories whose config is not.
+    With a value git runs its subcommands from PATH; `-c NAME=VALUE` is judged
+    by the same allowlist of inert keys and values as the repository's config
+    (bash_policy/repo/gitkeys.py), which is read as git would read it
+    (bash_policy/repo/gitrepo.py); a partial clone denies commands that fetch."""
     for use in inv.uses("--exec-path"):
         if use.value is not None:
             ctx.deny(Code.BP400, use.word.span,
                      "`git --exec-path=PATH` runs git's subcommands from the programs in PATH",
                      "drop the value: `git --exec-path` prints the directory", Effect.EXEC)
+    bases = tuple(d for d in ctx.directories() if d is not None)
+    for use in inv.uses("-c"):
+        reason = _command_line_key(use.value or "", bases)
+        if reason is not None:
+            ctx.deny(Code.BP400, (use.value_word or use.word).span,
+                     f"`git -c {use.value}`: {reason}, and config such as core.pager, core.fsmonitor or "
+                     "diff.external names programs git runs",
+                     "drop -c, or set only keys that run nothing (color.ui=never, core.pager=cat)",
+                     Effect.EXEC)
     git_repo_config(inv, ctx)
+
+
+# Config sections whose inert keys only change how git displays and reads: the
+# ones `-c` may set.
+_COMMAND_LINE_SECTIONS = frozenset({"core", "color", "advice", "log", "diff", "pager", "format", "pretty",
+                                    "column", "i18n", "grep", "status", "blame", "branch", "tag", "user"})
+
+
+def _command_line_key(text: str, bases: tuple[str, ...]) -> str | None:
+    """Why `git -c NAME[=VALUE]` may run something (None: inert).  git splits
+    NAME at its first and last dots; section and key are case-insensitive, a
+    subsection is not, and NAME alone means true."""
+    name, eq, value = text.partition("=")
+    section, dot, rest = name.partition(".")
+    subsection, _, key = rest.rpartition(".")
+    if not dot or not key or not section:
+        return "git refuses a name without a section and a key"
+    if section.lower() not in _COMMAND_LINE_SECTIONS:
+        # Keys inert in a repository's config because the checker looks further
+        # (include.path is followed, remote.*.promisor makes lazy fetches deny)
+        # are not inert on the command line, where nothing looks further.
+        return f"only display settings ({', '.join(sorted(_COMMAND_LINE_SECTIONS))}) are allowed with -c"
+    return why_not_inert(section.lower(), subsection or None, key.lower(), value if eq else "true", bases)
 
 
 @rule("git_log", codes=[Code.BP400, Code.BP403],
