@@ -472,7 +472,7 @@ class Reader:
         value = None if b.expansions else literal
         word = Word(text, Span(start, end), value, tuple(b.expansions),
                     literal[:min(first)] if first else "")
-        digits = not b.quoted and not b.expansions and text.isascii() and text.isdigit()
+        digits = not b.quoted and not b.expansions and literal.isascii() and literal.isdigit()  # `1\⏎2` is 12
         return _Token("word", text, start, end, word, reservable=not b.quoted and not b.dollar,
                       digits=digits)
 
@@ -628,10 +628,10 @@ class Reader:
     # -- simple commands --------------------------------------------------------
     def descriptor(self, token: _Token) -> int | None:
         """The descriptor number a digit word names when a redirection follows it."""
-        if not token.digits or int(token.text) > _FD_MAX:
+        if not token.digits or int(token.word.value) > _FD_MAX:
             return None
         after = self.skip_joins(token.end)
-        return int(token.text) if after < self.n and self.s[after] in "<>" else None
+        return int(token.word.value) if after < self.n and self.s[after] in "<>" else None
 
     def simple(self) -> Command:
         words: list[Word] = []
@@ -706,6 +706,12 @@ class Reader:
             return Redirect(op.text + "-", fd, None, Span(start, target.end))
         if target.kind != "word":
             self.unexpected(target)
+        after = self.skip_joins(target.end)
+        if target.digits and not dup and self.s[after:after + 1] in ("<", ">"):  # bash's grammar
+            # takes a NUMBER after `>&` and `<&`, but only a WORD after the other operators
+            self.fail(target.start, f"bash reads `{target.text}` right before `{self.s[after]}` as a "
+                      "descriptor number, so this redirection has no target (a syntax error)",
+                      "put a blank between the target and the next redirection", end=target.end)
         self.take(dash=dup)
         word = target.word
         if op.text in ("<<", "<<-"):
