@@ -31,7 +31,8 @@ _DELETES = {"clean": "deletes untracked files", "prune": "deletes unreachable ob
 
 @rule("git_global", codes=[Code.BP400, Code.BP601],
       deny=["git --exec-path=/tmp status", "git -c core.pager=less log", "git -c core.fsmonitor=./x status",
-            "git -c alias.x=!sh status", "git -c include.path=/tmp/x.cfg status"],
+            "git -c alias.x=!sh status", "git -c include.path=/tmp/x.cfg status",
+            "git -c core.hooksPath=./hooks status"],
       allow=["git --exec-path", "git -C src status", "git -c color.ui=never log -1",
              "git -c core.pager=cat log", "git -c core.quotepath=false status"])
 def git_global(inv, ctx) -> None:
@@ -63,6 +64,11 @@ _COMMAND_LINE_SECTIONS = frozenset({"core", "color", "advice", "log", "diff", "p
                                     "column", "i18n", "grep", "status", "blame", "branch", "tag", "user"})
 
 
+# Inert in a repository's config only because the checker looks at what they
+# name there (the hooks in core.hooksPath, the work tree) or hardening overrides them.
+_COMMAND_LINE_UNCHECKED = frozenset({"core.hookspath", "core.worktree", "core.editor"})
+
+
 def _command_line_key(text: str, bases: tuple[str, ...]) -> str | None:
     """Why `git -c NAME[=VALUE]` may run something (None: inert).  git splits
     NAME at its first and last dots; section and key are case-insensitive, a
@@ -77,6 +83,8 @@ def _command_line_key(text: str, bases: tuple[str, ...]) -> str | None:
         # (include.path is followed, remote.*.promisor makes lazy fetches deny)
         # are not inert on the command line, where nothing looks further.
         return f"only display settings ({', '.join(sorted(_COMMAND_LINE_SECTIONS))}) are allowed with -c"
+    if f"{section}.{key}".lower() in _COMMAND_LINE_UNCHECKED:
+        return "the repository reader judges what it points at, and on the command line nothing does"
     return why_not_inert(section.lower(), subsection or None, key.lower(), value if eq else "true", bases)
 
 
