@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import string
 import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
@@ -343,3 +344,29 @@ def read_strace(text: str, effects: Effects) -> None:
         elif call in ("connect", "sendto", "sendmsg") and re.search(r"sa_family=AF_INET6?\b", args):
             # The address it goes to, not a netlink request that names a family (ss's sock_diag).
             effects.network.append(line)
+
+
+# -- rendering a known value as shell text, in the quote forms the oracles mix --
+
+_BARE_SAFE = set(string.ascii_letters + string.digits + "-_./,:@%+=^")
+
+
+def bare(value: str) -> str:
+    """`value` unquoted, each other character escaped with a backslash."""
+    out = []
+    for ch in value:
+        if ch in _BARE_SAFE or (ord(ch) > 127 and not ch.isspace()):
+            out.append(ch)
+        elif ch == "\n":
+            out.append("'\n'")  # a backslash-newline would be a line continuation
+        else:
+            out.append("\\" + ch)
+    return "".join(out)
+
+
+def single(value: str) -> str:
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def double(value: str) -> str:
+    return '"' + "".join("\\" + c if c in '\\$`"' else c for c in value) + '"'

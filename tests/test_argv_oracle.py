@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
-from oracle_support import StubBin, argv_mismatches, bash_names
+from oracle_support import StubBin, argv_mismatches, bare, bash_names, double, single
 
 from bash_policy.judge.engine import check
 from bash_policy.judge.policy import Policy
@@ -44,29 +44,6 @@ PROGRAMS = [n for n in POLICY.program_names()
 
 # -- rendering a known value as shell text, in every quote form -----------------
 
-_BARE_SAFE = set(string.ascii_letters + string.digits + "-_./,:@%+=^")
-
-
-def _bare(value: str) -> str:
-    out = []
-    for ch in value:
-        if ch in _BARE_SAFE or (ord(ch) > 127 and not ch.isspace()):
-            out.append(ch)
-        elif ch == "\n":
-            out.append("'\n'")  # a backslash-newline would be a line continuation
-        else:
-            out.append("\\" + ch)
-    return "".join(out)
-
-
-def _single(value: str) -> str:
-    return "'" + value.replace("'", "'\\''") + "'"
-
-
-def _double(value: str) -> str:
-    return '"' + "".join("\\" + c if c in '\\$`"' else c for c in value) + '"'
-
-
 def _ansi_c(value: str) -> str:
     return "$'" + "".join(f"\\x{ord(c):02x}" if c in "\\'\n" else c for c in value) + "'"
 
@@ -74,10 +51,10 @@ def _ansi_c(value: str) -> str:
 def _continued(value: str) -> str:
     """Bare text with a line continuation inside the word."""
     half = len(value) // 2
-    return _bare(value[:half]) + "\\\n" + _bare(value[half:])
+    return bare(value[:half]) + "\\\n" + bare(value[half:])
 
 
-_STYLES = (_bare, _single, _double, _continued, _ansi_c)
+_STYLES = (bare, single, double, _continued, _ansi_c)
 
 
 @st.composite
@@ -90,7 +67,7 @@ def rendered(draw, value: str) -> str:
     parts = []
     for chunk in chunks:
         style = draw(styles)
-        parts.append(style(chunk) if chunk or style in (_single, _double) else "")
+        parts.append(style(chunk) if chunk or style in (single, double) else "")
     word = "".join(parts)
     return word if word else "''"
 
@@ -154,7 +131,7 @@ def word(draw, path: tuple[str, ...]) -> str:
                     )
     if kind < 8:
         return draw(rendered("--"))
-    pieces = draw(st.lists(st.one_of(st.sampled_from(RAW_TOKENS), TEXT.map(_bare)),
+    pieces = draw(st.lists(st.one_of(st.sampled_from(RAW_TOKENS), TEXT.map(bare)),
                            min_size=1, max_size=3))
     return "".join(pieces) or "''"
 

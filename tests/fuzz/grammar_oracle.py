@@ -44,7 +44,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
-from oracle_support import bash_names
+from oracle_support import bare, bash_names, double, single
 
 from bash_policy.judge.engine import check
 from bash_policy.judge.policy import Policy
@@ -119,32 +119,9 @@ class Choices:
 
 # -- words ----------------------------------------------------------------------
 
-_BARE_SAFE = set(string.ascii_letters + string.digits + "-_.,:@%+=^/")
-
-
-def _bare(value: str) -> str:
-    out = []
-    for ch in value:
-        if ch in _BARE_SAFE or (ord(ch) > 127 and not ch.isspace()):
-            out.append(ch)
-        elif ch == "\n":
-            out.append("'\n'")  # a backslash-newline would be a line continuation
-        else:
-            out.append("\\" + ch)
-    return "".join(out)
-
-
-def _single(value: str) -> str:
-    return "'" + value.replace("'", "'\\''") + "'"
-
-
-def _double(value: str) -> str:
-    return '"' + "".join("\\" + c if c in '\\$`"' else c for c in value) + '"'
-
-
 def _continued(value: str) -> str:
     half = len(value) // 2
-    return _bare(value[:half]) + "\\\n" + _bare(value[half:])
+    return bare(value[:half]) + "\\\n" + bare(value[half:])
 
 
 def _ansi_c(value: str) -> str:
@@ -152,14 +129,14 @@ def _ansi_c(value: str) -> str:
 
 
 def _locale(value: str) -> str:
-    return "$" + _double(value)
+    return "$" + double(value)
 
 
 def _empty_quotes(value: str) -> str:
-    return "''" + _bare(value) + '""'
+    return "''" + bare(value) + '""'
 
 
-STYLES = (("bare", _bare), ("single", _single), ("double", _double),
+STYLES = (("bare", bare), ("single", single), ("double", double),
           ("continued", _continued), ("ansi-c", _ansi_c), ("locale", _locale),
           ("empty-quotes", _empty_quotes))
 
@@ -271,7 +248,7 @@ def argument(c: Choices, path: tuple[str, ...]) -> str:
                 ("brace", BRACES), ("quote", QUOTES), ("misc", MISC))
     if kind < 20:
         return c.tricky(*families[kind - 14])
-    pieces = [c.tricky(*c.pick(families)) if c.chance(70) else _bare(text(c))
+    pieces = [c.tricky(*c.pick(families)) if c.chance(70) else bare(text(c))
               for _ in range(2 + c.count(1, 30))]
     return "".join(pieces) or "''"
 
