@@ -19,8 +19,10 @@ import string
 import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
+from bash_policy.judge.policy import Policy
 from bash_policy.judge.verdict import Verdict
 from bash_policy.read.model import Case, Command, For, Group, If, Subshell, children
 
@@ -370,3 +372,19 @@ def single(value: str) -> str:
 
 def double(value: str) -> str:
     return '"' + "".join("\\" + c if c in '\\$`"' else c for c in value) + '"'
+
+
+@cache
+def flag_words(path: tuple[str, ...]):
+    """Allowed flags of the default spec at `path` as (name, takes-value, choices), and its
+    subcommands: the words the generators of the argv oracle and the fuzzer draw from."""
+    spec = Policy.default().spec(path[0])
+    for name in path[1:]:
+        spec = spec.subcommands[name]
+    flags = []
+    for flag in spec.unique_flags():
+        if flag.denied is None:
+            for name in flag.names:
+                flags.append((name, flag.value, tuple(sorted(flag.choices or ()))))
+    subs = tuple(sorted(n for n, s in spec.subcommands.items() if s.denied is None))
+    return tuple(flags), subs

@@ -24,13 +24,12 @@ import itertools
 import os
 import string
 import tempfile
-from functools import cache
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
-from oracle_support import StubBin, argv_mismatches, bare, bash_names, double, single
+from oracle_support import StubBin, argv_mismatches, bare, bash_names, double, flag_words, single
 
 from bash_policy.judge.engine import check
 from bash_policy.judge.policy import Policy
@@ -89,25 +88,10 @@ TEXT = st.text(alphabet=st.sampled_from(
     + ["é", "中", "\u00a0", "－", "🙂", "\u0301"]), max_size=8)
 
 
-@cache
-def _flag_words(path: tuple[str, ...]):
-    """Allowed flags of the spec at `path` as (name, takes-value, choices), and its subcommands."""
-    spec = POLICY.spec(path[0])
-    for name in path[1:]:
-        spec = spec.subcommands[name]
-    flags = []
-    for flag in spec.unique_flags():
-        if flag.denied is None:
-            for name in flag.names:
-                flags.append((name, flag.value, tuple(sorted(flag.choices or ()))))
-    subs = tuple(sorted(n for n, s in spec.subcommands.items() if s.denied is None))
-    return tuple(flags), subs
-
-
 @st.composite
 def flag_values(draw, path: tuple[str, ...]) -> list[str]:
     """Argument values for one allowed flag: `-A3`, `--after-context=3`, `-A 3`, ..."""
-    flags, _ = _flag_words(path)
+    flags, _ = flag_words(path)
     if not flags:
         return []
     name, takes, choices = draw(st.sampled_from(flags))
@@ -149,7 +133,7 @@ def simple_command(draw, input_file: str) -> str:
     program = draw(st.sampled_from(PROGRAMS))
     path = (program,)
     words = [draw(rendered(program))]
-    _, subs = _flag_words(path)
+    _, subs = flag_words(path)
     if subs and draw(st.integers(0, 9)):
         sub = draw(st.sampled_from(subs))
         words.append(draw(rendered(sub)))

@@ -38,13 +38,12 @@ import struct
 import tempfile
 import time
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
-from oracle_support import bare, bash_names, double, single
+from oracle_support import bare, bash_names, double, flag_words, single
 
 from bash_policy.judge.engine import check
 from bash_policy.judge.policy import Policy
@@ -171,24 +170,9 @@ def text(c: Choices) -> str:
     return value
 
 
-@cache
-def _flag_words(path: tuple[str, ...]):
-    """Allowed flags of the spec at `path` as (name, takes-value, choices), and its subcommands."""
-    spec = POLICY.spec(path[0])
-    for name in path[1:]:
-        spec = spec.subcommands[name]
-    flags = []
-    for flag in spec.unique_flags():
-        if flag.denied is None:
-            for name in flag.names:
-                flags.append((name, flag.value, tuple(sorted(flag.choices or ()))))
-    subs = tuple(sorted(n for n, s in spec.subcommands.items() if s.denied is None))
-    return tuple(flags), subs
-
-
 def flag(c: Choices, path: tuple[str, ...]) -> list[str]:
     """One allowed flag as words: `-A3`, `--after-context=3`, `-A 3`, ..."""
-    flags, _ = _flag_words(path)
+    flags, _ = flag_words(path)
     if not flags:
         return [rendered(c, text(c))]
     name, takes, choices = c.pick(flags)
@@ -368,7 +352,7 @@ def command(c: Choices, bodies: list[str], depth: int = 0) -> str:
     words.append(rendered(c, program) if c.chance(15) else program)
     path = (program,) if program in PROGRAMS else None
     if path:
-        subs = _flag_words(path)[1]
+        subs = flag_words(path)[1]
         if subs and not c.chance(10):
             sub = c.pick(subs)
             words.append(rendered(c, sub))
