@@ -27,7 +27,7 @@ def man_mode(inv, ctx) -> None:
     Pagers wait for keys and can run commands; -w, -W, -k and -f only print."""
     if inv.has(*_MAN_MODES):
         return
-    page = " ".join(w.text for w in inv.positionals) or "PAGE"
+    page = " ".join(w.text for w in inv.positionals if not w.text.startswith("-")) or "PAGE"
     ctx.deny(Code.BP406, inv.words[0].span,
              "`man` shows the page through a pager, which waits for keys and can run commands",
              f"locate it with `man -w {page}` or search with `man -k {page}`; read "
