@@ -42,7 +42,15 @@ MISREAD = {
     ("stty", "--save"): "stty reads the next word as a setting and refuses settings with -g (nothing set)",
     ("tar", ""): "tar reads a first word without a dash as old-style option letters (input.txt holds t and u); "
                  "`tar tf x --bogus` shows it permutes",
+    ("vmstat", "-f"): "vmstat prints the fork count and exits as it reads -f (`vmstat -f --bogus` exits 0)",
+    ("vmstat", "--forks"): "vmstat prints the fork count and exits as it reads -f (`vmstat -f --bogus` exits 0)",
 }
+# top takes the next word as the value whatever it is, and names it when it is
+# a bad value: `top -b -d -n 1` says "bad delay interval '-n'".
+MISREAD |= {("top", flag): "top names a bad value it took in its complaint, as it names an unknown option"
+            for flag in ("-d", "--delay", "-E", "--scale-summary-mem", "-e", "--scale-task-mem", "-n",
+                         "--iterations", "-o", "--sort-override", "-p", "--pid", "-U", "--filter-any-user",
+                         "-u", "--filter-only-euser")}
 
 # Allowed flags the installed version does not have (it refuses them, so they
 # do nothing here); each was checked against the manual of the version named.

@@ -10,6 +10,7 @@ import decimal
 import re
 
 from ..codes import Code, Effect
+from ..engine import FlagUse
 from ..shapes import local_name, single
 from . import rule
 
@@ -131,18 +132,118 @@ def sleep_bounded(inv, ctx) -> None:
                      f"write a number of seconds up to {SLEEP_LIMIT_SECONDS}, e.g. `sleep 2`", Effect.HANG)
             return
         total += float(match[1]) * _UNIT_SECONDS[match[2]]
-    if total and ctx.repeats is None:
-        ctx.deny(Code.BP406, inv.words[0].span,
-                 "`sleep` may run an unknown number of times (in a loop over files or lines, or "
-                 "for each path or input a wrapper finds), so it may sleep for ever",
-                 "sleep once, outside the loop, or loop over words written out", Effect.HANG)
-    elif total * (ctx.repeats or 1) + ctx.slept > SLEEP_LIMIT_SECONDS:
+    waits(ctx, total, inv.words[0].span, inv.positionals[-1].span if inv.positionals else inv.words[0].span,
+          "`sleep`", f"sleep at most {SLEEP_LIMIT_SECONDS} seconds in all")
+
+
+def waits(ctx, seconds: float, loop_span, span, what: str, fix: str) -> None:
+    """Count `seconds` of waiting against SLEEP_LIMIT_SECONDS, over every run of
+    the loops around the command and every wait before it in the script; deny
+    what would exceed it.  Shared by every program that waits between reports."""
+    if seconds and ctx.repeats is None:
+        ctx.deny(Code.BP406, loop_span,
+                 f"{what} may run an unknown number of times (in a loop over files or lines, or "
+                 "for each path or input a wrapper finds), so it may wait for ever",
+                 "run it once, outside the loop, or loop over words written out", Effect.HANG)
+    elif seconds * (ctx.repeats or 1) + ctx.slept > SLEEP_LIMIT_SECONDS:
         times = f" × {ctx.repeats} runs of its loop" if ctx.repeats != 1 else ""
-        before = f" after {ctx.slept:g} seconds of sleeps before it" if ctx.slept else ""
-        ctx.deny(Code.BP406, inv.positionals[-1].span,
-                 f"`sleep` for {total:g} seconds{times}{before} exceeds the plan-mode limit of "
-                 f"{SLEEP_LIMIT_SECONDS}", f"sleep at most {SLEEP_LIMIT_SECONDS} seconds in all", Effect.HANG)
-    ctx.slept += total * (ctx.repeats or 1)
+        before = f" after {ctx.slept:g} seconds of waiting before it" if ctx.slept else ""
+        ctx.deny(Code.BP406, span,
+                 f"{what} waits {seconds:g} seconds{times}{before}, more than the plan-mode limit of "
+                 f"{SLEEP_LIMIT_SECONDS}", fix, Effect.HANG)
+    ctx.slept += seconds * (ctx.repeats or 1)
+
+
+_WHOLE = re.compile(r"[0-9]+")
+_PLAIN_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
+@rule("top_batch_bounded", codes=[Code.BP400, Code.BP406],
+      deny=["top", "top -b", "top -bn2", "top -b -n 20 -d 5", "top -bn1 -d 1e9", "top -b -n 0x10",
+            "for f in *; do top -bn2 -d1; done", "top -n1"],
+      allow=["top -bn1", "top -b -n 1 -o %MEM", "top -b -n 3 -d 0.5", "top -bn1 -p 1,2 -w 200"])
+def top_batch_bounded(inv, ctx) -> None:
+    """top without batch mode or without a bound on its reports.
+    Without -b top reads keys from the terminal, and keys kill processes and
+    write its rc file; without -n it reports until interrupted.  Between
+    reports it waits -d seconds, or the delay of a toprc the checker cannot
+    see, so more than one report needs -d.  procps-ng 4.0.2 takes -n as a
+    positive decimal and -d through strtod (tried: `1e1` and `0x10` waited), so
+    only plain decimals are counted; the waits share sleep's limit."""
+    if not inv.has("-b"):
+        ctx.deny(Code.BP400, inv.words[0].span, "`top` without -b reads keys from the terminal, and its "
+                 "keys kill processes and write its settings file", "print one report: top -bn1", Effect.INTERACTIVE)
+        return
+    reports = _plain(ctx, inv.uses("-n"), _WHOLE, "a whole number of reports", "top -bn1")
+    delays = _plain(ctx, inv.uses("-d"), _PLAIN_SECONDS, "a plain number of seconds", "top -b -n 2 -d 1")
+    if reports is None or delays is None:
+        return
+    if not reports:
+        ctx.deny(Code.BP406, inv.words[0].span, "`top -b` without -n reports until interrupted",
+                 "bound it: top -bn1", Effect.HANG)
+    elif max(reports) > 1 and not delays:
+        ctx.deny(Code.BP406, inv.uses("-n")[-1].word.span, "`top` waits between reports for the delay its "
+                 "settings file names (3 seconds unless a toprc says otherwise)",
+                 "say how long: top -b -n 2 -d 1", Effect.HANG)
+    elif max(reports) > 1:
+        waits(ctx, (max(reports) - 1) * max(delays), inv.words[0].span, inv.uses("-n")[-1].word.span,
+              "`top`", "fewer or shorter reports: top -bn1")
+
+
+@rule("vmstat_bounded", codes=[Code.BP406],
+      deny=["vmstat 1", "vmstat 5 100", "vmstat 1 1e3", "while read -r l; do vmstat 1 2; done < f"],
+      allow=["vmstat", "vmstat -s", "vmstat 1 3", "vmstat -w 2 5"])
+def vmstat_bounded(inv, ctx) -> None:
+    """vmstat with a delay and no count, which reports until interrupted, or reports longer than the plan-mode limit.
+    `vmstat DELAY COUNT` waits DELAY seconds between COUNT reports (procps-ng
+    4.0.2 takes both as positive whole numbers; tried); the waits share
+    sleep's limit."""
+    numbers = _plain(ctx, inv.positionals, _WHOLE, "a whole number", "vmstat 1 3")
+    if not numbers:
+        return
+    if len(numbers) == 1:
+        ctx.deny(Code.BP406, inv.positionals[0].span, "`vmstat DELAY` without a count reports until interrupted",
+                 "add a count: vmstat 1 3", Effect.HANG)
+    else:
+        waits(ctx, numbers[0] * max(numbers[1] - 1, 0), inv.words[0].span, inv.positionals[1].span,
+              "`vmstat`", "fewer or shorter reports: vmstat 1 3")
+
+
+@rule("free_bounded", codes=[Code.BP406],
+      deny=["free -s 1", "free -c 100", "free -s 10 -c 5"],
+      allow=["free -h", "free -c 3", "free -s 2 -c 3 -h"])
+def free_bounded(inv, ctx) -> None:
+    """free repeating its report without a count, or for longer than the plan-mode limit.
+    `free -s N` reports every N seconds until interrupted; -c COUNT stops it,
+    a second apart unless -s says otherwise (procps-ng 4.0.2, tried; it refuses
+    counts and delays other than plain decimals); the waits share sleep's limit."""
+    counts = _plain(ctx, inv.uses("-c"), _WHOLE, "a whole number", "free -c 3")
+    delays = _plain(ctx, inv.uses("-s"), _PLAIN_SECONDS, "a plain number of seconds", "free -s 1 -c 3")
+    if counts is None or delays is None or not (counts or delays):
+        return
+    if not counts:
+        ctx.deny(Code.BP406, inv.uses("-s")[-1].word.span, "`free -s` without -c reports until interrupted",
+                 "add a count: free -s 1 -c 3", Effect.HANG)
+    else:
+        waits(ctx, max(delays or [1]) * max(max(counts) - 1, 0), inv.words[0].span, inv.uses("-c")[-1].word.span,
+              "`free`", "fewer or shorter reports: free -c 3")
+
+
+def _plain(ctx, items, form: re.Pattern, meaning: str, fix: str) -> list[float] | None:
+    """The numbers that operand words or flag uses (FlagUse) hold; None after
+    denying one that is not `form` (computed at run time, `inf`, `1e9`, `0x10`)."""
+    numbers = []
+    for item in items:
+        if isinstance(item, FlagUse):
+            value, word = (item.value if item.known else None), item.value_word or item.word
+        else:
+            value, word = item.value, item
+        if value is None or not form.fullmatch(value):
+            ctx.deny(Code.BP406, word.span, f"`{word.text}` is not {meaning}, so how long it runs is unknown",
+                     f"write it plainly, e.g. `{fix}`", Effect.HANG)
+            return None
+        numbers.append(float(value))
+    return numbers
 
 
 @rule("seq_bounded", codes=[Code.BP406],
