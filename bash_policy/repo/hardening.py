@@ -49,6 +49,7 @@ ENV_SET: dict[str, str] = {
     "GH_PAGER": "cat",
     "MANPAGER": "cat",
     "SYSTEMD_PAGER": "cat",
+    "DPKG_PAGER": "cat",          # dpkg-query -l and -s page only on a terminal; DPKG_PAGER beats PAGER
     "GIT_EDITOR": ":",
     "GIT_SEQUENCE_EDITOR": ":",
     "GIT_OPTIONAL_LOCKS": "0",     # `git status` does not rewrite the index
