@@ -42,6 +42,7 @@ MISREAD = {
     ("stty", "--save"): "stty reads the next word as a setting and refuses settings with -g (nothing set)",
     ("tar", ""): "tar reads a first word without a dash as old-style option letters (input.txt holds t and u); "
                  "`tar tf x --bogus` shows it permutes",
+    ("getconf", "-a"): "getconf -a takes an optional PATH operand after it, which the spec reads as an operand",
     ("vmstat", "-f"): "vmstat prints the fork count and exits as it reads -f (`vmstat -f --bogus` exits 0)",
     ("vmstat", "--forks"): "vmstat prints the fork count and exits as it reads -f (`vmstat -f --bogus` exits 0)",
 }

@@ -1,10 +1,10 @@
-"""Archive listers: tar's old-style options and remote archives, unzip's and zip's modes, gzip to standard output.
+"""Archive listers: tar's old-style options and remote archives, unzip's and zip's modes, gzip and xz.
 
 GNU tar reads a first word without a dash as a cluster of option letters
 (`tar xzf a.tgz` extracts), and an archive name with a colon before any slash
 as HOST:FILE on a remote tape server reached through rsh or ssh, unless
 --force-local.  unzip extracts unless a listing mode is given, and zip
-changes an archive unless it only shows files (-sf); gzip replaces its files
+changes an archive unless it only shows files (-sf); gzip and xz replace their files
 unless it writes to standard output, lists or tests.
 """
 
@@ -109,11 +109,12 @@ def zip_show(inv, ctx) -> None:
              Effect.WRITE)
 
 
-@rule("gzip_to_stdout", codes=[Code.BP406],
-      deny=["gzip notes.txt", "gunzip a.gz", "gzip -dk a.gz", "gzip -f -- *.log"],
-      allow=["gzip -l a.gz", "gzip -t a.gz", "gzip -dc a.gz", "gzip", "gzip -c -", "gunzip -c a.gz"])
-def gzip_to_stdout(inv, ctx) -> None:
-    """gzip or gunzip on files without -c, -l or -t.
+@rule("compressor_to_stdout", codes=[Code.BP406],
+      deny=["gzip notes.txt", "gunzip a.gz", "gzip -dk a.gz", "gzip -f -- *.log", "xz -d a.xz", "unxz a.xz"],
+      allow=["gzip -l a.gz", "gzip -t a.gz", "gzip -dc a.gz", "gzip", "gzip -c -", "gunzip -c a.gz",
+             "xz -l a.xz", "unxz -c a.xz"])
+def compressor_to_stdout(inv, ctx) -> None:
+    """gzip, xz and their uncompressing names on files without -c, -l or -t.
     Each FILE is replaced by its compressed or uncompressed copy (-k only keeps
     the original beside it); -c writes to standard output, -l lists and -t
     tests, and without FILE (or with `-`) it filters standard input."""
@@ -121,7 +122,8 @@ def gzip_to_stdout(inv, ctx) -> None:
         return
     files = [w for w in inv.positionals if w.value != "-"]
     if files:
+        name = inv.spec.display
         ctx.deny(Code.BP406, files[0].span,
-                 f"`{inv.spec.display} {files[0].text}` replaces the file with its "
-                 f"{'uncompressed' if inv.spec.display == 'gunzip' or inv.has('-d') else 'compressed'} copy",
-                 f"print it with `{inv.spec.display} -c`, list it with -l or test it with -t", Effect.WRITE)
+                 f"`{name} {files[0].text}` replaces the file with its "
+                 f"{'uncompressed' if name.startswith('un') or inv.has('-d') else 'compressed'} copy",
+                 f"print it with `{name} -c`, list it with -l or test it with -t", Effect.WRITE)
