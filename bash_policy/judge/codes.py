@@ -92,7 +92,8 @@ _TABLE: tuple[CodeInfo, ...] = (
     CodeInfo("BP101", "unsupported-syntax",
          "Constructs outside what the checker models: functions, `select`, `coproc`, loops other "
          "than `for … in` and `while read`, `(( ))` with names, `=~`, here-documents in "
-         "substitutions.  (Subshells, groups, `if`, `case`, `for` and `while read` loops are "
+         "substitutions, and inside substitutions what bash 5.2 prints back differently before "
+         "running it (a case arm whose first pattern is `esac`, a word ending in `\\&`).  (Subshells, groups, `if`, `case`, `for` and `while read` loops are "
          "checked command by command.)",
          "Each can hide commands, never end, or change the shell's state in ways the checker "
          "does not follow; none is needed to explore.",

@@ -64,6 +64,8 @@ from .model import (
     Subshell,
     While,
     Word,
+    own_words,
+    walk,
 )
 
 _BLANKS = " \t"
@@ -407,6 +409,7 @@ class Reader:
         if inner.heredocs or inner.bodies:
             self.fail(start, "here-documents inside a substitution are not supported",
                       "put the here-document in a command of its own")
+        _reprinted_alike(self, body)
         b.expansion(kind, start, close.end, body, quoted)
         return close.end
 
@@ -925,6 +928,31 @@ def _brace_at(units: list) -> int | None:
             elif v == "," or (v == "." and m + 1 < len(units) and units[m + 1] == "."):
                 found = True
     return None
+
+
+def _reprinted_alike(reader: Reader, body: List) -> None:
+    """Deny what bash 5.2 runs differently inside `$(…)` and `<(…)`.  Bash 5.2
+    does not keep a substitution's text: it parses it, prints the commands back
+    (print_cmd.c) and later runs the printed text, and the printer loses two
+    things (bash 5.2.15, `declare -f` shows the printed text): the `(` before a
+    case arm's patterns, so an arm whose first pattern is `esac` ends the case
+    (`$(case x in (esac|{touch,p}) ;; esac)` ran touch: red team RT5); and the
+    `;` before `}`, `then`, `do`, `else`, `fi` or `done` when the text before
+    it ends in `&`, taking a word ending in `\\&` for a background `&`.  Later
+    bash versions print both correctly."""
+    for node in walk(body):
+        if isinstance(node, Case):
+            for arm in node.arms:
+                if arm.patterns and arm.patterns[0].value == "esac":
+                    word = arm.patterns[0]
+                    reader.fail(word.span.start, "inside a substitution, bash 5.2 reruns a case arm whose "
+                                "first pattern is `esac` as the end of the case", "drop that pattern",
+                                end=word.span.end, code="BP101")
+        for word in own_words(node):
+            if word.text.replace("\\\n", "").endswith("&"):
+                reader.fail(word.span.start, "inside a substitution, bash 5.2 reruns a word ending in `&` "
+                            "as if it put the command in the background", "quote the `&`: '&'",
+                            end=word.span.end, code="BP101")
 
 
 def parse(source: str) -> Script:

@@ -305,6 +305,21 @@ def _redirect_subs(redirects) -> Iterator[List]:
             yield from _subs(redirect.target)
 
 
+def own_words(node) -> tuple[Word, ...]:
+    """The words a node holds itself, redirection targets included (the words
+    inside its substitutions belong to the nodes of their bodies)."""
+    redirects = tuple(r.target for r in getattr(node, "redirects", ()) if r.target is not None)
+    if isinstance(node, Command):
+        return node.words + tuple(a.value for a in node.assignments) + redirects
+    if isinstance(node, For):
+        return tuple(node.words or ()) + redirects
+    if isinstance(node, Case):
+        return (node.word,) + tuple(w for arm in node.arms for w in arm.patterns) + redirects
+    if isinstance(node, Cond):
+        return node.words + redirects
+    return redirects
+
+
 def walk(node) -> Iterator:
     """Every node under `node` (itself first), depth first, in source order."""
     if node is None:

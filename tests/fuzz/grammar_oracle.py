@@ -338,7 +338,12 @@ TRAILERS = ["", ";", " ;", " &", "\n", " # c", " #\\", "\\", "\\\n", " \n\n", "\
 COMPOUNDS = ["{{ {} ; }}", "( {} )", "if {}; then {}; fi", "for i in a; do {}; done",
              "while false; do {}; done", "case a in a) {};; esac", "{{ {}\n}}", "$( {} )",
              "! {{ {}; }}", "time {{ {}; }}", "{} {{ x; }}", "[[ -n a ]] && {}",
-             "(({} ))", "function f {{ {}; }}"]
+             "(({} ))", "function f {{ {}; }}",
+             # bash 5.2 prints a substitution's commands back and runs the printed text
+             # (red team RT5): a case arm's `(` and a `;` after a word ending in `&` are lost
+             "echo $(case a in (esac|{}) ;; esac)", "echo \"$(case a in (esac) ;; (*) echo '{}';; esac)\"",
+             "cat <(case a in (esac) ;; (*) {};; esac)", "echo $(case a in (a|b) {};; (c) ;; esac)",
+             "echo $({{ {} \\&; }})", "echo $(if {} \\&; then {}; fi)", "echo $(for i in a; do {}; done)"]
 
 
 def command(c: Choices, bodies: list[str], depth: int = 0) -> str:
