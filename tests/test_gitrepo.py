@@ -63,6 +63,18 @@ def _config(repo, text, name="config"):
 
 
 @needs_git
+@pytest.mark.parametrize("command", ["gh pr list", "gh repo view", "gh api repos/o/r", "gh run list"])
+def test_gh_is_judged_by_the_repository_config(repo, command):
+    """gh runs git in its directory (git remote -v, config, symbolic-ref): an
+    include of a FIFO hung `gh pr list` (red team RT6), and any key git would
+    act on reaches it as it reaches git."""
+    assert check(command, cwd=str(repo)).allowed
+    _config(repo, "[core]\n\tfsmonitor = ./x\n")
+    assert _codes(command, repo) == ["BP601"]
+    assert check("gh --version", cwd=str(repo)).allowed
+
+
+@needs_git
 def test_plain_repository_is_allowed(repo):
     assert check("git status", cwd=str(repo)).allowed
     assert check("cd src && git log -p", cwd=str(repo)).allowed

@@ -77,6 +77,15 @@ def test_view_takes_only_registry_names(spec):
         assert [d.code for d in check(f"npm {sub} '{spec}'").denials] == ["BP406"]
 
 
+@pytest.mark.parametrize("command", ["npm view", "npm info", "npm show --json", "npm view --workspaces",
+                                     "npm view -w packages/a react"])
+def test_view_without_a_name_denies(command, project):
+    """Without a name npm views the name package.json gives, unchecked: a
+    project named `http://HOST/x.tgz` or `git+file:…` made it fetch or clone (red team RT6)."""
+    (project / "package.json").write_text('{"name": "http://127.0.0.1:9/leak.tgz", "version": "1.0.0"}\n')
+    assert codes(command, project) == ["BP406"]
+
+
 @pytest.mark.skipif(shutil.which("npm") is None or shutil.which("git") is None, reason="needs npm and git")
 def test_project_git_key_really_runs_for_a_git_spec(project, tmp_path):
     """The threat is real with npm itself: `git=CANARY` runs the canary for a git spec."""

@@ -93,7 +93,8 @@ _TABLE: tuple[CodeInfo, ...] = (
          "Constructs outside what the checker models: functions, `select`, `coproc`, loops other "
          "than `for … in` and `while read`, `(( ))` with names, `=~`, here-documents in "
          "substitutions, and inside substitutions what bash 5.2 prints back differently before "
-         "running it (a case arm whose first pattern is `esac`, a word ending in `\\&`).  (Subshells, groups, `if`, `case`, `for` and `while read` loops are "
+         "running it (a case arm whose first pattern is `esac`, a word ending in `\\&`, `time` at the "
+         "start).  (Subshells, groups, `if`, `case`, `for` and `while read` loops are "
          "checked command by command.)",
          "Each can hide commands, never end, or change the shell's state in ways the checker "
          "does not follow; none is needed to explore.",

@@ -939,7 +939,14 @@ def _reprinted_alike(reader: Reader, body: List) -> None:
     (`$(case x in (esac|{touch,p}) ;; esac)` ran touch: red team RT5); and the
     `;` before `}`, `then`, `do`, `else`, `fi` or `done` when the text before
     it ends in `&`, taking a word ending in `\\&` for a background `&`.  Later
-    bash versions print both correctly."""
+    bash versions print both correctly.  And when it first reads the
+    substitution, bash takes `time` at its start for a plain word, so
+    `$(time [[ a > f ]])` is stored as `time [[ a ]] > f`, which writes f
+    (red team RT7)."""
+    if body.items and body.items[0].timed:
+        reader.fail(body.items[0].span.start, "at the start of a substitution bash 5.2 first reads `time` "
+                    "as a plain word, so what follows is read differently (`$(time [[ a > f ]])` writes f)",
+                    "drop `time`", code="BP101")
     for node in walk(body):
         if isinstance(node, Case):
             for arm in node.arms:

@@ -343,7 +343,8 @@ COMPOUNDS = ["{{ {} ; }}", "( {} )", "if {}; then {}; fi", "for i in a; do {}; d
              # (red team RT5): a case arm's `(` and a `;` after a word ending in `&` are lost
              "echo $(case a in (esac|{}) ;; esac)", "echo \"$(case a in (esac) ;; (*) echo '{}';; esac)\"",
              "cat <(case a in (esac) ;; (*) {};; esac)", "echo $(case a in (a|b) {};; (c) ;; esac)",
-             "echo $({{ {} \\&; }})", "echo $(if {} \\&; then {}; fi)", "echo $(for i in a; do {}; done)"]
+             "echo $({{ {} \\&; }})", "echo $(if {} \\&; then {}; fi)", "echo $(for i in a; do {}; done)",
+             "echo $(time [[ a > pwned ]]; {})", "cat <(time {})"]
 
 
 def command(c: Choices, bodies: list[str], depth: int = 0) -> str:

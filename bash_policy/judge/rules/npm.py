@@ -104,13 +104,25 @@ def npm_config_key(inv, ctx) -> None:
 
 @rule("npm_view_spec", codes=[Code.BP406],
       deny=["npm view github:o/r", "npm view o/r", "npm view git+https://h/x.git",
-            "npm view ./dir", "npm view x@npm:y", "npm view https://h/x.tgz"],
+            "npm view ./dir", "npm view x@npm:y", "npm view https://h/x.tgz",
+            "npm view", "npm info --workspaces", "npm view -w pkg version"],
       allow=["npm view react", "npm view @types/node@20 version", "npm view lodash@'^4' dist.tarball"])
 def npm_view_spec(inv, ctx) -> None:
-    """`npm view` of anything but a registry package name: git specs, URLs, paths, aliases.
-    Those clone or download from any host, running the git program npm is configured with."""
-    if not inv.positionals:
-        return   # the current project's own name, from package.json
+    """`npm view` of anything but a registry package name: git specs, URLs, paths, aliases, or no name at all.
+    Those clone or download from any host, running the git program npm is configured with.
+    Without a name, or with workspaces, npm views the `name` of the project's
+    package.json, unchecked: a repository naming itself
+    `http://HOST/leak.tgz` or `git+file:…` made `npm view` fetch that URL or run
+    git clone (red team RT6)."""
+    workspaces = inv.uses("--workspace", "--workspaces")
+    if workspaces or not inv.positionals:
+        anchor = workspaces[0].word.span if workspaces else inv.words[0].span
+        where = ("with workspaces views the names the workspaces' package.json files give" if workspaces
+                 else "without a package name views the name the project's package.json gives")
+        ctx.deny(Code.BP406, anchor, f"`npm {inv.spec.path[-1]}` {where}, which may be a URL or git "
+                 "repository npm fetches",
+                 "name the package: `npm view NAME[@VERSION] [FIELD]`", Effect.NETWORK)
+        return
     spec = inv.positionals[0]
     if spec.value is not None and _REGISTRY_SPEC.fullmatch(spec.value):
         return

@@ -19,6 +19,7 @@ from ...repo.files import Unreadable, physical, read_text
 from ...repo.gitconfig import ConfigSyntaxError
 from ...repo.gitrepo import Repository, discover, inspect, open_git_dir
 from ..codes import Code, Effect
+from . import rule
 from .cd import known_directories
 
 _NO_CWD_NOTE = ("the repository config was not checked: no working directory was given "
@@ -208,3 +209,28 @@ def git_repo_config(inv, ctx) -> None:
                      "in a partial clone, use commands that read no objects (git ls-files, "
                      "git rev-parse, git branch, git remote -v); fetch outside plan mode first",
                      Effect.NETWORK)
+
+
+@rule("gh_git_config", codes=[Code.BP601], deny=[], allow=["gh pr list", "gh --version"],
+      untestable="needs a repository with untrusted config: tests/test_gitrepo.py")
+def gh_git_config(inv, ctx) -> None:
+    """gh in a repository whose config git would act on, as for git itself.
+    gh runs git in its directory to find the repository (`git remote -v`,
+    `git config --get-regexp`, `git symbolic-ref HEAD`, and `git status` for
+    some commands), so the repository's config reaches it too: an include of
+    a FIFO hung `gh pr list` (red team RT6)."""
+    if all(use.name in ("--version", "--help") for use in inv.flags) and len(inv.words) == 1 + len(inv.flags):
+        return   # `gh --version` runs no git
+    anchor = inv.words[0].span
+    trusted = tuple(ctx.policy.trusted_repo_keys.get("git", ()))
+    for directory in known_directories(ctx, anchor, "its repository config", _NO_CWD_NOTE, Effect.EXEC):
+        try:
+            repo = discover(physical(directory))
+            if repo is None:
+                continue
+            report = inspect(repo, trusted)
+        except (ConfigSyntaxError, Unreadable) as error:
+            ctx.deny(Code.BP601, anchor, f"the repository at {directory} cannot be judged: {error}",
+                     "fix or remove that file, or run gh outside plan mode", Effect.EXEC)
+            continue
+        _deny_findings(report, directory, anchor, ctx)
