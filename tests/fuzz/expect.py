@@ -272,8 +272,11 @@ def _redirect_failure(redirects, cwd: Path, piped_stderr: bool,
 CATEGORIES = ("hang", "changed", "extra-program", "missing-program", "argv", "stderr",
               "stdin-script", "bash-crash")
 _BASH_CRASH = re.compile(r"^/bin/bash: line \d+: +\d+ Segmentation fault", re.M)
+# A builtin's failed `N>&M-` is reported twice: bash first fails to save the
+# descriptor it would restore (`: 1>&- 2>&1-`, bash 5.2.15, fuzzer seed 2028).
 _FAILURE = re.compile(
-    r"^/bin/bash: line \d+: (?:(?!\n/bin/bash: ).)*?: "
+    r"^(?:/bin/bash: redirection error: cannot duplicate fd: Bad file descriptor\n)?"
+    r"/bin/bash: line \d+: (?:(?!\n/bin/bash: ).)*?: "
     r"(?:No such file or directory|Bad file descriptor|ambiguous redirect)\n", re.M | re.S)
 # The `time` keyword's report: TIMEFORMAT is empty, but `-p` and `--` print it.
 _TIMING = re.compile(r"^real \d+\.\d+\nuser \d+\.\d+\nsys \d+\.\d+\n", re.M)
