@@ -178,6 +178,7 @@ class FuzzRun:
     stderr: str
     changes: list[str]
     timed_out: bool
+    crashed: bool = False  # bash itself died of a signal it did not send (SIGSEGV, SIGABRT)
 
 
 class FuzzSandbox:
@@ -257,7 +258,8 @@ class FuzzSandbox:
                    (os.POSIX_SPAWN_OPEN, 2, str(self.stderr_path),
                     os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
         pid = os.posix_spawn(BASH, argv, env, file_actions=actions, setsid=True)
-        timed_out = not _wait_session(pid, timeout)
+        status: list[int] = []
+        timed_out = not _wait_session(pid, timeout, status)
         records = self._records()
         stderr = self.stderr_path.read_bytes().decode("utf-8", "replace")
         changes = []
@@ -268,7 +270,9 @@ class FuzzSandbox:
                 f"{os.path.relpath(p, self.root)}"
                 for p in set(now) | set(self.baseline) if now.get(p) != self.baseline.get(p))
             self.reset()
-        return FuzzRun(records, stderr, changes, timed_out)
+        crashed = bool(status) and os.WIFSIGNALED(status[0]) and \
+            os.WTERMSIG(status[0]) in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS)
+        return FuzzRun(records, stderr, changes, timed_out, crashed)
 
     def _records(self) -> list[tuple[int | None, tuple[str, ...]]]:
         by_pid: dict[str, list[tuple[int | None, tuple[str, ...]]]] = {}
@@ -305,9 +309,10 @@ def _fuzz_records(data: bytes) -> list[tuple[int | None, tuple[str, ...]]]:
     return records
 
 
-def _wait_session(pid: int, timeout: float) -> bool:
+def _wait_session(pid: int, timeout: float, status: list[int]) -> bool:
     """Wait for bash and then for every process left in its session (this
-    process is their subreaper); False, after killing them all, on timeout."""
+    process is their subreaper); False, after killing them all, on timeout.
+    bash's own wait status goes into `status`."""
     import select
     import time
 
@@ -319,8 +324,12 @@ def _wait_session(pid: int, timeout: float) -> bool:
         os.close(fd)
     while done:
         try:
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
+            while True:
+                reaped, code = os.waitpid(-1, os.WNOHANG)
+                if not reaped:
+                    break
+                if reaped == pid:
+                    status.append(code)
         except ChildProcessError:
             pass
         try:
