@@ -56,18 +56,22 @@ KNOWN_EFFECTS = {
            "connects to the registry (npm 9, Debian)",
     "java": "the JVM writes its perf-data file /tmp/hsperfdata_USER/PID (-XX:-UsePerfData "
             "avoids it)",
+    "top": "top -b creates ~/.config/procps (empty directories, no file) when it is missing "
+           "(procps-ng 4.0.2, Debian): bookkeeping",
     "podman": "every podman command takes its locks, opens its state database read-write and "
               "runs conmon --version (podman 4.3, Debian): bookkeeping, no container changes",
 }
 # Programs a whitelisted program legitimately starts (path prefixes), by the starter's name:
 # git's own commands; Debian's egrep and fgrep are scripts that run grep; xargs with
 # no command runs echo; npm, eslint, prettier and tsc are node scripts; man -k and -f run
-# apropos and whatis; Debian's zcat is a script that runs gzip -cd.
+# apropos and whatis; Debian's zcat and gunzip are scripts that run gzip; dpkg's queries
+# run dpkg-query.
 HELPERS = {"git": ("/usr/lib/git-core/",), "egrep": ("/usr/bin/grep", "/bin/grep"),
            "fgrep": ("/usr/bin/grep", "/bin/grep"), "xargs": ("/usr/bin/echo", "/bin/echo"),
            "npm": ("/usr/bin/node",), "eslint": ("/usr/bin/node",), "prettier": ("/usr/bin/node",),
            "tsc": ("/usr/bin/node",), "man": ("/usr/bin/apropos", "/usr/bin/whatis"),
-           "zcat": ("/usr/bin/gzip", "/bin/gzip")}
+           "zcat": ("/usr/bin/gzip", "/bin/gzip"), "gunzip": ("/usr/bin/gzip", "/bin/gzip"),
+           "dpkg": ("/usr/bin/dpkg-query",)}
 # git's shell-script commands (git bisect in 2.39, through git-sh-setup) run these.
 HELPERS["git"] += ("/usr/bin/basename", "/usr/bin/sed", "/bin/sed", "/usr/bin/gettext",
                    "/usr/bin/envsubst", "/usr/bin/uname", "/bin/uname")
