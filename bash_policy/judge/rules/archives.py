@@ -5,7 +5,7 @@ GNU tar reads a first word without a dash as a cluster of option letters
 as HOST:FILE on a remote tape server reached through rsh or ssh, unless
 --force-local.  unzip extracts unless a listing mode is given, and zip
 changes an archive unless it only shows files (-sf); gzip and xz replace their files
-unless it writes to standard output, lists or tests.
+unless they write to standard output, list or test.
 """
 
 from __future__ import annotations

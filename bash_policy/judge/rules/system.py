@@ -161,7 +161,8 @@ _PLAIN_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 @rule("top_batch_bounded", codes=[Code.BP400, Code.BP406],
       deny=["top", "top -b", "top -bn2", "top -b -n 20 -d 5", "top -bn1 -d 1e9", "top -b -n 0x10",
             "for f in *; do top -bn2 -d1; done", "top -n1"],
-      allow=["top -bn1", "top -b -n 1 -o %MEM", "top -b -n 3 -d 0.5", "top -bn1 -p 1,2 -w 200"])
+      allow=["top -bn1", "top -b -n 1 -o %MEM", "top -b -n 3 -d 0.5", "top -bn1 -p 1,2 -w 200",
+             'top -bn1 -p "$pid"'], reads=["-b", "-n", "-d"])
 def top_batch_bounded(inv, ctx) -> None:
     """top without batch mode or without a bound on its reports.
     Without -b top reads keys from the terminal, and keys kill processes and
@@ -192,7 +193,8 @@ def top_batch_bounded(inv, ctx) -> None:
 
 @rule("vmstat_bounded", codes=[Code.BP406],
       deny=["vmstat 1", "vmstat 5 100", "vmstat 1 1e3", "while read -r l; do vmstat 1 2; done < f"],
-      allow=["vmstat", "vmstat -s", "vmstat 1 3", "vmstat -w 2 5"])
+      allow=["vmstat", "vmstat -s", "vmstat 1 3", "vmstat -w 2 5", 'vmstat -p "$dev"'],
+      reads=[])
 def vmstat_bounded(inv, ctx) -> None:
     """vmstat with a delay and no count, which reports until interrupted, or reports longer than the plan-mode limit.
     `vmstat DELAY COUNT` waits DELAY seconds between COUNT reports (procps-ng
@@ -202,8 +204,9 @@ def vmstat_bounded(inv, ctx) -> None:
     if not numbers:
         return
     if len(numbers) == 1:
-        ctx.deny(Code.BP406, inv.positionals[0].span, "`vmstat DELAY` without a count reports until interrupted",
-                 "add a count: vmstat 1 3", Effect.HANG)
+        delay = inv.positionals[0]
+        ctx.deny(Code.BP406, delay.span, f"`vmstat {delay.text}` reports every {delay.text} seconds until "
+                 "interrupted unless a literal count follows the delay", "add a count: vmstat 1 3", Effect.HANG)
     else:
         waits(ctx, numbers[0] * max(numbers[1] - 1, 0), inv.words[0].span, inv.positionals[1].span,
               "`vmstat`", "fewer or shorter reports: vmstat 1 3")
@@ -211,7 +214,7 @@ def vmstat_bounded(inv, ctx) -> None:
 
 @rule("free_bounded", codes=[Code.BP406],
       deny=["free -s 1", "free -c 100", "free -s 10 -c 5"],
-      allow=["free -h", "free -c 3", "free -s 2 -c 3 -h"])
+      allow=["free -h", "free -c 3", "free -s 2 -c 3 -h"], reads=["-c", "-s"])
 def free_bounded(inv, ctx) -> None:
     """free repeating its report without a count, or for longer than the plan-mode limit.
     `free -s N` reports every N seconds until interrupted; -c COUNT stops it,
