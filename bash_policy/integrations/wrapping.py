@@ -1,0 +1,25 @@
+"""The shell text a hook substitutes for an allowed command: the same command
+under `bash-policy run`, so that it runs in a clean, hardened, confined bash
+(no user functions, aliases or shell options; stdin closed; a timeout that
+kills) whatever shell the client pastes it into.
+
+Every word is quoted with POSIX single quotes, which bash removes without
+interpreting anything inside, so the inner command reaches `bash-policy run`
+byte for byte (tests/test_wrapping.py proves it over every allowed corpus
+command with the real bash).
+"""
+
+from __future__ import annotations
+
+import shlex
+
+
+def run_command(command: str, *, executable: str, config: str | None = None) -> str:
+    """`command` wrapped in `bash-policy run`.  `executable` is shell text
+    naming bash-policy (adapters.executable(): an absolute path, already
+    quoted); `config`, when given, is the file the hook was told to use, so
+    that `run` judges by the same policy as the hook did."""
+    words = ["run"]
+    if config is not None:
+        words += ["--config", config]
+    return f"{executable} {shlex.join([*words, '--', command])}"

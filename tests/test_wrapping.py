@@ -1,0 +1,31 @@
+"""A wrapped command reaches `bash-policy run` byte for byte through real bash."""
+
+import subprocess
+from pathlib import Path
+
+from bash_policy.corpus import corpus_files, read_cases
+from bash_policy.integrations.wrapping import run_command
+
+CORPORA = Path(__file__).resolve().parent.parent / "corpora"
+ALLOWED = [c.command for f in corpus_files([CORPORA]) for c in read_cases(f) if c.expect == "allow"]
+# Stands in for bash-policy: prints every word it is given, each ended by NUL.
+ECHO_ARGS = r"printf '%s\0'"
+
+
+def words_bash_passes(script: str) -> list[str]:
+    done = subprocess.run(["bash", "--norc", "--noprofile"], input=script.encode(),
+                          capture_output=True, timeout=120, check=True)
+    return done.stdout.decode().split("\0")[:-1]
+
+
+def test_every_allowed_corpus_command_arrives_unchanged():
+    assert len(ALLOWED) > 2000
+    script = "".join(run_command(c, executable=ECHO_ARGS) + "\n" for c in ALLOWED)
+    words = words_bash_passes(script)
+    assert [words[i:i + 3] for i in range(0, len(words), 3)] == [["run", "--", c] for c in ALLOWED]
+
+
+def test_config_is_passed_before_the_command():
+    hard = "echo 'it'\"'\"'s' $HOME `x` \\\n\t\u00e9 \"$(a)\""
+    wrapped = run_command(hard, executable=ECHO_ARGS, config="/etc/my policy.toml")
+    assert words_bash_passes(wrapped + "\n") == ["run", "--config", "/etc/my policy.toml", "--", hard]
