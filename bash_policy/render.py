@@ -79,9 +79,11 @@ def caret_lines(source: str, denial: Denial, indent: str = "    ", color: bool =
     return [f"{indent}{prefix}{before}{inside}{after}", f"{indent}{pad}{caret}"]
 
 
-def text(verdict: Verdict, *, color: bool = False, pointers: bool = False) -> str:
+def text(verdict: Verdict, *, color: bool = False, pointers: bool = False, notes: bool = True) -> str:
     """The verdict for people.  `pointers`: end each denial with the command
-    that prints its code's page.  Everything taken from the command is escaped."""
+    that prints its code's page; `notes`: what the reader and the cross-check
+    said (the CLI shows them under --verbose).  Everything taken from the
+    command is escaped."""
     if verdict.allowed:
         out = [paint("allowed", "allowed", color)]
     else:
@@ -96,7 +98,8 @@ def text(verdict: Verdict, *, color: bool = False, pointers: bool = False) -> st
                 out.append(f"    see: bash-policy codes {d.code}")
         if verdict.fix is not None and verdict.fix.command is not None:
             out.append(f"  rewrite ({verdict.fix.applicability}): {escape(verdict.fix.command)}")
-    out.extend(f"  note: {escape(n)}" for n in verdict.notes)
+    if notes:
+        out.extend(f"  note: {escape(n)}" for n in verdict.notes)
     return "\n".join(out)
 
 

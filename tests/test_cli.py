@@ -93,9 +93,27 @@ def test_help_on_every_subcommand_exits_zero(name, capsys):
     assert f"usage: bash-policy {name}" in capsys.readouterr().out
 
 
-def test_version(capsys):
+def test_version_names_the_reader_stack(capsys):
+    from importlib.metadata import version
+
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.strip() == f"bash-policy {__version__}"
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"bash-policy {__version__}"
+    assert lines[1] == "exact reader: bash 5.2 (parse.y)"
+    assert lines[2] == f"tree-sitter {version('tree-sitter')}, tree-sitter-bash {version('tree-sitter-bash')}"
+    assert lines[3].startswith(f"bashlex {version('bashlex')}")
+
+
+def test_version_without_bashlex():
+    code = ("import sys; sys.modules['bashlex'] = None\n"
+            "import importlib.metadata as m; real = m.version\n"
+            "def fake(name):\n"
+            "    if name == 'bashlex': raise m.PackageNotFoundError(name)\n"
+            "    return real(name)\n"
+            "m.version = fake\n"
+            "from bash_policy.cli import version_text; print(version_text())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "bashlex not installed" in out
 
 
 def test_config_error_exits_two_with_message(tmp_path):

@@ -42,6 +42,7 @@ class Options:
     plan_files: list[str] = field(default_factory=list)
     way_out: str | None = None
     config: str | None = None
+    rewrite: bool = False  # run a denied command's safe fix instead, where the client allows it
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,12 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
     )
     subject = _text(event["tool_input"].get(key), f"{tool}: tool_input.{key}", path=permission == "edit")
     if permission == "shell":
-        decision = gate.decide("shell", subject, cwd=_shell_directory(harness, event, cwd))
+        directory = _shell_directory(harness, event, cwd)
+        decision = gate.decide("shell", subject, cwd=directory)
+        if decision.action == DENY and opts.rewrite and harness.name in _INPUT_REWRITES:
+            rewritten = _rewrite(harness, gate, event, key, decision, directory, opts)
+            if rewritten is not None:
+                return rewritten
         if decision.action == ALLOW and opts.allow_readonly:
             return _answer(harness, ALLOW, "read-only command (bash-policy)")
     else:
@@ -123,6 +129,49 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
         reason += (f"\n(bash-policy knows no plan file for this {harness.client} session; "
                    "the hook's --plan-file GLOB names one)")
     return _answer(harness, DENY, f"{DECISION_NOTE}\n{reason}")
+
+
+def _rewrite(harness: Harness, gate: PlanGate, event: dict, key: str, decision, directory: str,
+             opts: Options) -> Outcome | None:
+    """--rewrite: run the denied command's safe fix instead (judge/fixes.py:
+    the same programs with the same operands), when the gate allows the fix
+    in full; the model is told what changed.  Allowed outright with
+    --allow-readonly, else left to the client's own prompt, as an allowed
+    command is."""
+    fix = decision.verdict.fix if decision.verdict is not None else None
+    if fix is None or fix.command is None or fix.applicability != "safe":
+        return None
+    if gate.decide("shell", fix.command, cwd=directory).action != ALLOW:
+        return None
+    codes = ", ".join(dict.fromkeys(f"{d.code} {d.name}" for d in decision.verdict.denials))
+    note = (f"bash-policy rewrote this command for plan mode ({codes}): it ran `{fix.command}` instead "
+            f"of `{decision.verdict.command}`, a safe fix that gives the same programs the same "
+            "operands; write it that way next time.")
+    tool_input = {**event["tool_input"], key: fix.command}
+    answer = _INPUT_REWRITES[harness.name](tool_input, note, ALLOW if opts.allow_readonly else None)
+    return Outcome(0, json.dumps(answer) + "\n")
+
+
+def _claude_code_rewrite(tool_input: dict, note: str, action: str | None) -> dict:
+    """PreToolUse `updatedInput`, with `allow` or `ask` (the client prompts with
+    the new input), and the note as `additionalContext`, which the model reads."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": action or "ask",
+                                   "permissionDecisionReason": note, "updatedInput": tool_input,
+                                   "additionalContext": note}}
+
+
+def _gemini_rewrite(tool_input: dict, note: str, action: str | None) -> dict:
+    """BeforeTool `hookSpecificOutput.tool_input`, merged into the call's
+    parameters (Gemini CLI 0.61 then tells the model the input was modified)."""
+    answer: dict[str, Any] = {"reason": note, "hookSpecificOutput": {"tool_input": tool_input}}
+    if action is not None:
+        answer["decision"] = action
+    return answer
+
+
+# The clients whose hooks can change a call's input, and how they are told to.
+# (Kept here, not in harnesses.py, while other branches reshape the records.)
+_INPUT_REWRITES = {"claude-code": _claude_code_rewrite, "gemini": _gemini_rewrite}
 
 
 def _shell_directory(harness: Harness, event: dict, cwd: str) -> str:
@@ -169,8 +218,8 @@ def executable() -> str:
 
 def option_words(opts: Options) -> list[str]:
     """`opts` as command-line words, for the snippet."""
-    words = [flag for flag, on in (("--always", opts.always),
-                                   ("--allow-readonly", opts.allow_readonly)) if on]
+    words = [flag for flag, on in (("--always", opts.always), ("--allow-readonly", opts.allow_readonly),
+                                   ("--rewrite", opts.rewrite)) if on]
     for glob in opts.plan_files:
         words += ["--plan-file", glob]
     for flag, value in (("--way-out", opts.way_out), ("--config", opts.config)):

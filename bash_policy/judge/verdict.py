@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from ..read.model import Command, Script, Span, to_dict
 from .codes import CODES
 
+# The version of the JSON forms (docs/model.md): raised when a field changes or
+# goes away, not when one is added.
+SCHEMA_VERSION = 1
 SAFE = "safe"
 UNSAFE = "unsafe"
 
@@ -104,6 +107,7 @@ class Verdict:
 
     def to_dict(self) -> dict:
         return {
+            "schema_version": SCHEMA_VERSION,
             "command": self.command,
             "allowed": self.allowed,
             "denials": [
@@ -117,6 +121,7 @@ class Verdict:
                     "segment": d.segment,
                     "effect": d.effect,
                     "rule": d.rule,
+                    "url": CODES[d.code].url,
                     "fix": d.fix.to_dict() if d.fix is not None else None,
                 }
                 for d in self.denials
