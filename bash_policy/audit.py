@@ -93,8 +93,14 @@ def read(path: str | Path, fmt: str = "auto") -> tuple[str, list[Command]]:
     return fmt, list(reader(text, str(path)))
 
 
+def _lines(text: str) -> list[str]:
+    """Lines as the clients write them: split at newlines only (a JSON string
+    may hold U+2028, which str.splitlines would split at)."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def _records(text: str) -> Iterator[tuple[int, Any]]:
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(_lines(text), 1):
         if line.strip():
             try:
                 yield number, json.loads(line)
@@ -137,7 +143,7 @@ def _detect(text: str) -> str:
 def _is_corpus(text: str) -> bool:
     from .corpus import _CASE
 
-    lines = [line.strip() for line in text.splitlines()]
+    lines = [line.strip() for line in _lines(text)]
     lines = [line for line in lines if line and not line.startswith(("#", "@cwd"))]
     return bool(lines) and all(_CASE.fullmatch(line) for line in lines)
 
@@ -283,7 +289,7 @@ def _corpus(text: str, path: str) -> Iterator[Command]:
 
 
 def _plain(text: str, path: str) -> Iterator[Command]:
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(_lines(text), 1):
         if line.strip() and not line.lstrip().startswith("#"):
             yield Command(line, path, number, "text")
 
@@ -427,17 +433,18 @@ def text_report(report: Audit, limit: int) -> str:
     out.append(f"plan mode would have allowed {share(data['allowed'])} and denied {share(data['denied'])}")
     if data["denied"]:
         fixable = data["fixable"]
-        out.append(f"  {fixable['safe'] + fixable['unsafe']:,} of the denied have a rewrite that passes "
-                   f"({fixable['safe']:,} safe, {fixable['unsafe']:,} unsafe)")
+        out.append(f"  with a rewrite that passes: {fixable['safe'] + fixable['unsafe']:,} of the "
+                   f"{data['denied']:,} denied ({fixable['safe']:,} safe, {fixable['unsafe']:,} unsafe)")
         out += ["", "denials per code:", _indent(statistics_text(data["codes"]))]
         out += ["", f"most frequent denials (top {min(limit, len(data['top']))}):"]
         for row in data["top"]:
             example = row["example"]
             out.append(f"  {row['count']:>5}×  {row['code']} {row['name']}: `{escape(row['text'])}`")
-            out.append(f"         e.g. {escape(example['command'])}    ({example['path']}:{example['line'] or 1})")
-            out.append(f"         fix: {escape(row['hint'])}")
+            out.append(f"          e.g. {escape(example['command'])}    ({example['path']}:{example['line'] or 1})")
+            out.append(f"          fix: {escape(row['hint'])}")
             if row["fix"] is not None:
-                out.append(f"         rewrite ({row['fix']['applicability']}): {escape(row['fix']['command'])}")
+                out.append(f"          rewrite of that command ({row['fix']['applicability']}): "
+                           f"{escape(row['fix']['command'])}")
     return "\n".join(out)
 
 

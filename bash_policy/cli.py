@@ -175,8 +175,9 @@ def build_parser(wanted: str | None = None) -> Parser:
                         help="the same as --output-format json (default: off)")
     output.add_argument("--statistics", action="store_true",
                         help="print only the number of denials per code (and how many have a fix)")
-    output.add_argument("--verbose", action="store_true",
-                        help="also print the notes of each verdict (what the cross-check compared)")
+    verbose = Parser(add_help=False)
+    verbose.add_argument("--verbose", action="store_true",
+                         help="also print the notes of each verdict (what the cross-check compared)")
     command: dict[str, Any] = {"nargs": argparse.REMAINDER, "metavar": "COMMAND",
                "help": "the command line, quoted as one argument, or - to read it from stdin"}
 
@@ -195,12 +196,16 @@ def build_parser(wanted: str | None = None) -> Parser:
         if wanted not in (None, name):
             return _Unused()  # type: ignore[return-value]
         epilog = f"exit status:\n{EXITS[name]}" if name in EXITS else EXIT_CODES
+        if description is not None and "\n" not in description:
+            import textwrap
+
+            description = textwrap.fill(description, 79)
         p = sub.add_parser(name, help=help, description=description or help, parents=list(parents),
                            usage=usage, epilog=epilog, formatter_class=_Help)
         p.set_defaults(handler=handler)
         return p
 
-    p = add("check", cmd_check, "decide whether COMMAND may run in plan mode", (config, cwd, output),
+    p = add("check", cmd_check, "decide whether COMMAND may run in plan mode", (config, cwd, output, verbose),
             "%(prog)s [-h] [--output-format FORMAT] [--fix [--unsafe-fixes]] [--exit-zero] "
             "[--config FILE] [--cwd DIR] (COMMAND | -)")
     p.add_argument("--exit-zero", action="store_true",
@@ -226,7 +231,7 @@ def build_parser(wanted: str | None = None) -> Parser:
     p.add_argument("code", nargs="?", metavar="CODE", help="a code such as BP400, or its name")
 
     p = add("test", cmd_test, "run corpora of expected verdicts (format: docs/integrations.md, Corpus files)",
-            (config, output))
+            (config, output, verbose))
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="corpus files, or directories whose *.txt files are read recursively "
                         "(default: corpora)")
@@ -243,7 +248,7 @@ def build_parser(wanted: str | None = None) -> Parser:
     from .audit import FORMATS as INPUTS
 
     p.add_argument("--input-format", choices=INPUTS, default="auto",
-                   help="the files' format, found from their content by default")
+                   help="the files' format (default: auto, found from their content)")
     p.add_argument("--cwd", metavar="DIR", type=_directory,
                    help="check every command as if run in DIR (default: in the directory the "
                         "client recorded, when it exists here, else in none)")

@@ -103,7 +103,7 @@ def test_the_report(capsys):
     out = capsys.readouterr().out
     assert out.startswith("audited 9 files: 19 shell commands")
     assert "plan mode would have allowed 13 (68.4%) and denied 6 (31.6%)" in out
-    assert "BP500" in out and "rewrite (unsafe): rg foo -- *.py" in out
+    assert "BP500" in out and "rewrite of that command (unsafe): rg foo -- *.py" in out
 
 
 def test_the_json_report(capsys):
@@ -144,3 +144,16 @@ def test_progress_on_stderr_for_large_inputs(tmp_path):
     quiet = io.StringIO()
     audit([str(TRANSCRIPTS / "codex-0.66.0.jsonl")], Policy.default(), progress=quiet)
     assert quiet.getvalue() == ""
+
+
+def test_lines_split_at_newlines_only(tmp_path):
+    """A JSON string may hold U+2028 raw (JavaScript's JSON.stringify leaves
+    it): the record must stay whole, and a plain-text command too."""
+    record = {"type": "assistant", "message": {"content": [
+        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "echo 'a\u2028b'"}}]}}
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(record, ensure_ascii=False) + "\n")
+    assert [c.text for c in read(path)[1]] == ["echo 'a\u2028b'"]
+    plain = tmp_path / "c.txt"
+    plain.write_text("echo 'a\u2028b'\r\nls\n")
+    assert [c.text for c in read(plain)[1]] == ["echo 'a\u2028b'", "ls"]

@@ -50,3 +50,25 @@ def test_the_first_set_up_command_shows_both_verdicts_and_exits_zero():
                           env={**os.environ, "PATH": path, "NO_COLOR": "1"})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("allowed\n") and "\ndenied (1 problem)\n  BP400" in proc.stdout
+
+
+def _shown(prompt: str) -> tuple[str, str]:
+    """The command after `$ ` in a README block starting with `prompt`, and the output shown."""
+    block = re.search(r"```\n\$ (" + re.escape(prompt) + r"[^\n]*)\n(.*?)\n```", README, re.S)
+    assert block, prompt
+    return block[1], block[2]
+
+
+def test_readme_fix_and_audit_examples_are_what_the_cli_prints():
+    """Run as shown, from the repository root, with the CLI of this checkout."""
+    import os
+    import subprocess
+    import sys
+
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+    for prompt in ("bash-policy check --fix", "bash-policy audit"):
+        command, shown = _shown(prompt)
+        proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, cwd=ROOT,
+                              env={**os.environ, "PATH": path, "NO_COLOR": "1"})
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.rstrip("\n") == shown

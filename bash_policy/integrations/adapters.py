@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from .config import directory_error
 from .gate import ALLOW, DENY, PLANNING, PlanGate
 from .harnesses import Harness
 
@@ -113,6 +114,9 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
     subject = _text(event["tool_input"].get(key), f"{tool}: tool_input.{key}", path=permission == "edit")
     if permission == "shell":
         directory = _shell_directory(harness, event, cwd)
+        problem = directory_error(directory)
+        if problem is not None:  # as serve answers it: nothing can be checked there
+            raise HookError(problem)
         decision = gate.decide("shell", subject, cwd=directory)
         if decision.action == DENY and opts.rewrite and harness.name in _INPUT_REWRITES:
             rewritten = _rewrite(harness, gate, event, key, decision, directory, opts)
@@ -131,7 +135,7 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
     return _answer(harness, DENY, f"{DECISION_NOTE}\n{reason}")
 
 
-def _rewrite(harness: Harness, gate: PlanGate, event: dict, key: str, decision, directory: str,
+def _rewrite(harness: Harness, gate: PlanGate, event: dict, key: str | None, decision, directory: str,
              opts: Options) -> Outcome | None:
     """--rewrite: run the denied command's safe fix instead (judge/fixes.py:
     the same programs with the same operands), when the gate allows the fix
@@ -147,7 +151,7 @@ def _rewrite(harness: Harness, gate: PlanGate, event: dict, key: str, decision, 
     note = (f"bash-policy rewrote this command for plan mode ({codes}): it ran `{fix.command}` instead "
             f"of `{decision.verdict.command}`, a safe fix that gives the same programs the same "
             "operands; write it that way next time.")
-    tool_input = {**event["tool_input"], key: fix.command}
+    tool_input = {**event["tool_input"], str(key): fix.command}
     answer = _INPUT_REWRITES[harness.name](tool_input, note, ALLOW if opts.allow_readonly else None)
     return Outcome(0, json.dumps(answer) + "\n")
 
