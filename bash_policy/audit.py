@@ -117,8 +117,25 @@ def _whole(text: str) -> dict | None:
     return whole if isinstance(whole, dict) else None
 
 
+def _is_json(text: str) -> bool:
+    """Whether the file is JSON (one document) or JSON lines: never plain text,
+    whose every line would be taken for a command."""
+    stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")):
+        return False
+    try:
+        json.loads(stripped)
+        return True
+    except ValueError:
+        first = stripped.split("\n", 1)[0]
+        try:
+            return isinstance(json.loads(first), (dict, list))
+        except ValueError:
+            return False
+
+
 def _detect(text: str) -> str:
-    if text.lstrip().startswith("{"):
+    if _is_json(text):
         whole = _whole(text)
         if whole is not None and isinstance(whole.get("messages"), list):
             return "opencode" if isinstance(whole.get("info"), dict) else "gemini"

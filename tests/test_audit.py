@@ -157,3 +157,15 @@ def test_lines_split_at_newlines_only(tmp_path):
     plain = tmp_path / "c.txt"
     plain.write_text("echo 'a\u2028b'\r\nls\n")
     assert [c.text for c in read(plain)[1]] == ["echo 'a\u2028b'", "ls"]
+
+
+@pytest.mark.parametrize("text", [
+    '[{"sessionId": "s", "messageId": 0, "type": "user", "message": "hi"}]\n',  # Gemini CLI's logs.json
+    '{"name": "pkg", "version": "1.0.0"}\n',                                    # any other JSON file
+    '{"a": 1}\n{"b": 2}\n',
+])
+def test_json_in_no_known_format_is_never_read_as_commands(text, tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match="no format audit reads"):
+        read(path)
