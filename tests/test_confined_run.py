@@ -165,3 +165,11 @@ def test_doctor_says_what_is_enforced(monkeypatch, capfd):
     out = capfd.readouterr().out
     assert out.startswith("confinement: partial (Landlock ABI 5, no seccomp filter")
     assert "not enforced: signals" in out and "not enforced: metadata changes" in out
+
+
+@needs_confinement
+def test_clients_that_retry_fail_at_once_when_confined(tmp_path):
+    result = bash_policy.run('printf "%s %s\\n" "$npm_config_fetch_retries" "$PIP_RETRIES"', cwd=str(tmp_path))
+    assert result.confined and result.stdout == b"0 0\n"
+    unconfined = bash_policy.run("printenv PIP_RETRIES", cwd=str(tmp_path), confine="off")
+    assert unconfined.ran and unconfined.returncode == 1 and unconfined.stdout == b""

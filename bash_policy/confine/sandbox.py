@@ -34,7 +34,9 @@ class Sandbox:
         self._errors: tuple[int, int] | None = None
         try:
             self._ruleset = landlock.ruleset(landlock_abi, (self.tmpdir,)) if landlock_abi else None
-            self._filter = _FILTERS.setdefault(arch, seccomp.Filter(arch)) if arch else None
+            if arch is not None and arch not in _FILTERS:
+                _FILTERS[arch] = seccomp.Filter(arch)
+            self._filter = _FILTERS.get(arch) if arch is not None else None
             self._errors = os.pipe()
         except OSError as error:
             self.close()
@@ -99,6 +101,11 @@ def _remove_tree(path: str) -> None:
     directory made with no permissions (`mkdir -m 0`) can be emptied only
     once it is given them back.  Nothing is followed: links are removed,
     never their targets (the command is dead by now, so nothing moves)."""
+    try:
+        os.rmdir(path)  # most runs leave it empty
+        return
+    except OSError:
+        pass
     for root, dirs, _files in os.walk(path):  # top-down: each is granted before it is entered
         for name in dirs:
             full = os.path.join(root, name)

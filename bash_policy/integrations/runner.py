@@ -55,7 +55,7 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
     from ..confine import ConfinementError, Sandbox, support
     from ..confine.launch import launch
     from ..judge.engine import check
-    from ..repo.hardening import hardened_env
+    from ..repo.hardening import OFFLINE_ENV, hardened_env
 
     verdict = check(command, policy, cwd=cwd)
     if not verdict.allowed:
@@ -89,7 +89,8 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
                 return RunResult(noted(f"not run: {error}"), ran=False, refused=str(error))
     try:
         outcome = launch([bash, "--norc", "--noprofile", "-c", command], cwd=cwd,
-                         env=sandbox.environment(run_env) if sandbox else run_env, sandbox=sandbox,
+                         env=sandbox.environment({**run_env, **OFFLINE_ENV}) if sandbox else run_env,
+                         sandbox=sandbox,
                          timeout=timeout, max_output=max_output)
     except ConfinementError as error:  # never run a command half-confined
         return RunResult(noted(f"not run: confinement failed: {error}"), ran=False, refused=str(error))
