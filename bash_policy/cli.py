@@ -387,25 +387,18 @@ def cmd_run(args) -> int:
 
 
 def cmd_confine(args) -> int:
-    from .confine import ConfinementError, Sandbox, support
-    from .confine.launch import launch
+    from . import confine
     from .integrations.runner import DENIED_EXIT, TIMEOUT_EXIT
 
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
     if not argv:
         raise UsageError("bash-policy confine", "no program given (bash-policy confine -- PROGRAM ...)")
-    found = support()
-    if not found.complete:
-        print("bash-policy confine: not run: " + "; ".join(found.gaps()), file=sys.stderr)
-        return DENIED_EXIT
     # A terminal is never handed to the sandbox: input from one becomes /dev/null,
     # output to one is relayed through pipes (TIOCSTI, terminal modes).
     stdin = subprocess.DEVNULL if os.isatty(0) else 0
     try:
-        with Sandbox(found.landlock_abi, found.arch, found.netns) as sandbox:
-            outcome = launch(argv, cwd=args.cwd, env=sandbox.environment(os.environ), sandbox=sandbox,
-                             timeout=args.timeout, max_output=None, stdin=stdin, relay=(1, 2))
-    except ConfinementError as error:
+        outcome = confine.run(argv, cwd=args.cwd, timeout=args.timeout, stdin=stdin, relay=(1, 2))
+    except confine.ConfinementError as error:
         print(f"bash-policy confine: not run: {error}", file=sys.stderr)
         return DENIED_EXIT
     except FileNotFoundError as error:

@@ -150,7 +150,7 @@ def test_the_confine_command_refuses_without_full_confinement(monkeypatch, capfd
 
     monkeypatch.setattr(bash_policy.confine, "support", lambda: Support(0, None, False))
     assert main(["confine", "--", "true"]) == runner.DENIED_EXIT
-    assert "not run: nothing is confined" in capfd.readouterr().err
+    assert "not run: not fully confined here: nothing is confined" in capfd.readouterr().err
 
 
 def test_doctor_says_what_is_enforced(monkeypatch, capfd):
@@ -173,3 +173,12 @@ def test_clients_that_retry_fail_at_once_when_confined(tmp_path):
     assert result.confined and result.stdout == b"0 0\n"
     unconfined = bash_policy.run("printenv PIP_RETRIES", cwd=str(tmp_path), confine="off")
     assert unconfined.ran and unconfined.returncode == 1 and unconfined.stdout == b""
+
+
+@needs_confinement
+def test_the_library_call_alone(tmp_path):
+    from bash_policy import confine
+
+    (tmp_path / "a").write_text("kept\n")
+    outcome = confine.run(["sh", "-c", "rm a; cat a"], cwd=str(tmp_path), max_output=100)
+    assert outcome.returncode == 0 and outcome.stdout == b"kept\n" and b"Permission denied" in outcome.stderr

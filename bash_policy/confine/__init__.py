@@ -27,12 +27,14 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from . import landlock, seccomp
+from .launch import Outcome, launch
 from .sandbox import ConfinementError, Sandbox
 
-__all__ = ["MODES", "ConfinementError", "Sandbox", "Support", "support"]
+__all__ = ["MODES", "ConfinementError", "Sandbox", "Support", "run", "support"]
 
 MODES = ("auto", "required", "off")
 
@@ -113,3 +115,19 @@ def _probe(abi: int, arch: str | None, netns: bool) -> str:
             return "" if done.returncode == 0 else f"{true} exited {done.returncode} when confined"
     except OSError as error:
         return str(error)
+
+
+def run(argv: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
+        timeout: float | None = None, max_output: int | None = None, stdin=subprocess.DEVNULL,
+        relay: tuple[int, int] | None = None) -> Outcome:
+    """The layer alone, as a library call: run `argv` (no shell, no check)
+    fully confined, or raise ConfinementError and run nothing.  Output is
+    captured (`max_output` bytes a stream at most) or relayed to two file
+    descriptors; the whole process group is killed at the end or at the
+    timeout.  Not a plan-mode gate by itself: it judges nothing."""
+    found = support()
+    if not found.complete:
+        raise ConfinementError("not fully confined here: " + "; ".join(found.gaps()))
+    with Sandbox(found.landlock_abi, found.arch, found.netns) as sandbox:
+        return launch(argv, cwd=cwd, env=sandbox.environment(os.environ if env is None else env),
+                      sandbox=sandbox, timeout=timeout, max_output=max_output, stdin=stdin, relay=relay)
