@@ -411,9 +411,9 @@ def cmd_confine(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from .confine import support
+    from .confine import probe
 
-    found = support()
+    found = probe()
     if args.json:
         _emit(json.dumps({"confinement": found.to_dict()}, indent=2))
         return 0

@@ -160,7 +160,7 @@ def test_doctor_says_what_is_enforced(monkeypatch, capfd):
 
     assert main(["doctor", "--json"]) == 0
     assert json.loads(capfd.readouterr().out)["confinement"]["complete"] == COMPLETE
-    monkeypatch.setattr(bash_policy.confine, "support", lambda: Support(5, None, False))
+    monkeypatch.setattr(bash_policy.confine, "probe", lambda: Support(5, None, False))
     assert main(["doctor"]) == 0
     out = capfd.readouterr().out
     assert out.startswith("confinement: partial (Landlock ABI 5, no seccomp filter")
@@ -182,3 +182,29 @@ def test_the_library_call_alone(tmp_path):
     (tmp_path / "a").write_text("kept\n")
     outcome = confine.run(["sh", "-c", "rm a; cat a"], cwd=str(tmp_path), max_output=100)
     assert outcome.returncode == 0 and outcome.stdout == b"kept\n" and b"Permission denied" in outcome.stderr
+
+
+@needs_confinement
+def test_a_refused_network_namespace_is_done_without_then_remembered(tmp_path, allow_anything, monkeypatch):
+    """Root in a container without CAP_SYS_ADMIN: the namespace step fails
+    before the command starts, so it runs once more, still confined."""
+    import bash_policy.confine
+    from bash_policy.confine import privileges
+
+    if not support().netns:
+        pytest.skip("no network namespace here to refuse")
+    tries = tmp_path / "tries"
+
+    def refused():  # runs in the child, before it is confined
+        with open(tries, "a") as log:
+            log.write("tried\n")
+        raise OSError(1, "unshare(CLONE_NEWNET): Operation not permitted (test)")
+
+    monkeypatch.setattr(privileges, "new_network_namespace", refused)
+    monkeypatch.setattr(bash_policy.confine, "_netns_refused", False)
+    (tmp_path / "a").write_text("")
+    result = runner.run("rm a; echo ran", cwd=str(tmp_path))
+    assert result.ran and result.confined and result.stdout == b"ran\n" and (tmp_path / "a").exists()
+    assert not support().netns and tries.read_text() == "tried\n"
+    assert runner.run("true", cwd=str(tmp_path)).confined
+    assert tries.read_text() == "tried\n"  # not tried again

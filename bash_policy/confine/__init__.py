@@ -34,15 +34,14 @@ from . import landlock, seccomp
 from .launch import Outcome, launch
 from .sandbox import ConfinementError, Sandbox
 
-__all__ = ["MODES", "ConfinementError", "Sandbox", "Support", "run", "support"]
+__all__ = ["MODES", "ConfinementError", "Sandbox", "Support", "launch_confined", "probe", "run", "support"]
 
 MODES = ("auto", "required", "off")
 
 
 @dataclass(frozen=True)
 class Support:
-    """What this kernel and process offer, found by setting it all up once
-    in a throwaway child (`support()`)."""
+    """What this kernel and process offer (`support()`, `probe()`)."""
 
     landlock_abi: int
     arch: str | None  # the seccomp filter's architecture, None if it has none
@@ -85,21 +84,40 @@ class Support:
                 "gaps": list(self.gaps()), "error": self.error or None}
 
 
-@functools.cache
+# A run found that this process may not make a network namespace (root in a
+# container without CAP_SYS_ADMIN): later runs do without one.
+_netns_refused = False
+
+
 def support() -> Support:
-    """Probe once per process: confine a child running `true` exactly as a
-    run would.  Without CAP_SYS_ADMIN (or where a container forbids it) the
-    network namespace is left out; seccomp's socket allowlist blocks every
-    IP socket either way."""
-    abi, arch = landlock.abi(), seccomp.arch()
-    if abi < 1:
-        return Support(abi, arch, False)
+    """What this kernel offers, read without starting a process: the Landlock
+    ABI, the filter's architecture, and whether a network namespace will be
+    made (as root, unless a run found it refused).  `probe()` proves it by
+    confining a child; a run that finds a step refused never runs the
+    command half-confined (`launch_confined`)."""
+    return Support(_landlock_abi(), seccomp.arch(), os.geteuid() == 0 and not _netns_refused)
+
+
+@functools.cache
+def _landlock_abi() -> int:
+    return landlock.abi()
+
+
+@functools.cache
+def probe() -> Support:
+    """Set it all up once in a throwaway child running `true`, exactly as a
+    run would (`bash-policy doctor`).  Without CAP_SYS_ADMIN (or where a
+    container forbids it) the network namespace is left out; seccomp's socket
+    allowlist blocks every IP socket either way."""
+    predicted = support()
+    if predicted.landlock_abi < 1:
+        return predicted
     error = ""
-    for netns in ((True, False) if os.geteuid() == 0 else (False,)):
-        error = _probe(abi, arch, netns)
+    for netns in ((True, False) if predicted.netns else (False,)):
+        error = _probe(predicted.landlock_abi, predicted.arch, netns)
         if not error:
-            return Support(abi, arch, netns)
-    return Support(abi, arch, False, error)
+            return Support(predicted.landlock_abi, predicted.arch, netns)
+    return Support(predicted.landlock_abi, predicted.arch, False, error)
 
 
 def _probe(abi: int, arch: str | None, netns: bool) -> str:
@@ -111,10 +129,27 @@ def _probe(abi: int, arch: str | None, netns: bool) -> str:
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                       close_fds=True, timeout=10)
             except subprocess.SubprocessError:
-                return sandbox.failure() or "the sandbox could not be entered"
+                return str(sandbox.failure())
             return "" if done.returncode == 0 else f"{true} exited {done.returncode} when confined"
     except OSError as error:
         return str(error)
+
+
+def launch_confined(argv: Sequence[str], found: Support, *, env: Mapping[str, str], **kwargs) -> Outcome:
+    """`launch` under `found`'s confinement (kwargs as for `launch`).  When
+    the network namespace is refused, the command has not started: remember
+    it and start it once more without one; any other refused step raises
+    ConfinementError, and nothing ran."""
+    global _netns_refused
+    netns = found.netns
+    while True:
+        with Sandbox(found.landlock_abi, found.arch, netns) as sandbox:
+            try:
+                return launch(argv, env=sandbox.environment(env), sandbox=sandbox, **kwargs)
+            except ConfinementError as error:
+                if error.step != "network namespace" or not netns:
+                    raise
+                _netns_refused, netns = True, False
 
 
 def run(argv: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
@@ -128,6 +163,5 @@ def run(argv: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] |
     found = support()
     if not found.complete:
         raise ConfinementError("not fully confined here: " + "; ".join(found.gaps()))
-    with Sandbox(found.landlock_abi, found.arch, found.netns) as sandbox:
-        return launch(argv, cwd=cwd, env=sandbox.environment(os.environ if env is None else env),
-                      sandbox=sandbox, timeout=timeout, max_output=max_output, stdin=stdin, relay=relay)
+    return launch_confined(argv, found, env=os.environ if env is None else env, cwd=cwd, timeout=timeout,
+                           max_output=max_output, stdin=stdin, relay=relay)

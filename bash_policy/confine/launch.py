@@ -47,8 +47,8 @@ def launch(argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str], sand
             preexec_fn=sandbox.enter if sandbox is not None else None,
         )
     except subprocess.SubprocessError:
-        why = sandbox.failure() if sandbox is not None else ""
-        raise ConfinementError(why or "the sandbox could not be entered") from None
+        raise (sandbox.failure() if sandbox is not None else ConfinementError(
+            "the command could not be started")) from None
     assert proc.stdout is not None and proc.stderr is not None  # both were asked for
     pipes = (proc.stdout.fileno(), proc.stderr.fileno())
     try:

@@ -21,7 +21,12 @@ _FILTERS: dict[str, seccomp.Filter] = {}
 
 
 class ConfinementError(OSError):
-    """Confinement could not be set up as asked; the command did not run."""
+    """Confinement could not be set up as asked; the command did not run.
+    `step` names the set-up step that failed in the child, if one did."""
+
+    def __init__(self, message: str, step: str = ""):
+        super().__init__(message)
+        self.step = step
 
 
 class Sandbox:
@@ -40,7 +45,7 @@ class Sandbox:
             self._errors = os.pipe()
         except OSError as error:
             self.close()
-            raise ConfinementError(error.errno, f"cannot prepare the sandbox: {error}") from None
+            raise ConfinementError(f"cannot prepare the sandbox: {error}") from None
         self._netns = netns
         self._last_cap = privileges.last_capability()
 
@@ -69,18 +74,20 @@ class Sandbox:
                 self._filter.install(privileges.prctl)
         except BaseException as error:
             if self._errors is not None:
-                os.write(self._errors[1], f"{step}: {error}".encode(errors="replace")[:512])
+                os.write(self._errors[1], f"{step}\0{error}".encode(errors="replace")[:512])
             raise
 
-    def failure(self) -> str:
-        """Why the child could not confine itself ('' if it said nothing)."""
-        if self._errors is None:
-            return ""
-        os.set_blocking(self._errors[0], False)
-        try:
-            return os.read(self._errors[0], 512).decode(errors="replace")
-        except BlockingIOError:
-            return ""
+    def failure(self) -> ConfinementError:
+        """Why the child could not confine itself."""
+        said = b""
+        if self._errors is not None:
+            os.set_blocking(self._errors[0], False)
+            try:
+                said = os.read(self._errors[0], 512)
+            except BlockingIOError:
+                pass
+        step, _, why = said.decode(errors="replace").partition("\0")
+        return ConfinementError(f"{step}: {why}" if why else "the sandbox could not be entered", step)
 
     def close(self) -> None:
         for fd in (self._ruleset, *(self._errors or ())):

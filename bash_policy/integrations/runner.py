@@ -52,7 +52,7 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
     """Check `command`; run it only if allowed.  `env` is the base the
     hardened environment is derived from (default: this process's);
     `confine` overrides the policy's mode."""
-    from ..confine import ConfinementError, Sandbox, support
+    from ..confine import ConfinementError, launch_confined, support
     from ..confine.launch import launch
     from ..judge.engine import check
     from ..repo.hardening import OFFLINE_ENV, hardened_env
@@ -71,7 +71,7 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
     def noted(note: str) -> Verdict:
         return dataclasses.replace(verdict, notes=(*verdict.notes, note))
 
-    sandbox = None
+    found = None
     if mode != "off":
         found = support()
         gaps = found.gaps()
@@ -79,23 +79,17 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
             why = "; ".join(gaps)
             return RunResult(noted(f"not run: confinement is required: {why}"), ran=False, refused=why)
         if not found.available:
-            verdict = noted(f"ran unconfined: {gaps[0]}")
-        else:
-            if gaps:
-                verdict = noted("confined, except: " + "; ".join(gaps))
-            try:
-                sandbox = Sandbox(found.landlock_abi, found.arch, found.netns)
-            except ConfinementError as error:
-                return RunResult(noted(f"not run: {error}"), ran=False, refused=str(error))
+            verdict, found = noted(f"ran unconfined: {gaps[0]}"), None
+        elif gaps:
+            verdict = noted("confined, except: " + "; ".join(gaps))
+    argv = [bash, "--norc", "--noprofile", "-c", command]
     try:
-        outcome = launch([bash, "--norc", "--noprofile", "-c", command], cwd=cwd,
-                         env=sandbox.environment({**run_env, **OFFLINE_ENV}) if sandbox else run_env,
-                         sandbox=sandbox,
-                         timeout=timeout, max_output=max_output)
+        if found is None:
+            outcome = launch(argv, cwd=cwd, env=run_env, sandbox=None, timeout=timeout, max_output=max_output)
+        else:
+            outcome = launch_confined(argv, found, env={**run_env, **OFFLINE_ENV}, cwd=cwd, timeout=timeout,
+                                      max_output=max_output)
     except ConfinementError as error:  # never run a command half-confined
         return RunResult(noted(f"not run: confinement failed: {error}"), ran=False, refused=str(error))
-    finally:
-        if sandbox is not None:
-            sandbox.close()
     return RunResult(verdict, True, outcome.returncode, outcome.stdout, outcome.stderr,
-                     outcome.timed_out, outcome.truncated, confined=sandbox is not None)
+                     outcome.timed_out, outcome.truncated, confined=found is not None)
