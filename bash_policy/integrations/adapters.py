@@ -267,7 +267,11 @@ def main(harness: Harness, opts: Options, stdin: IO[bytes] | None = None,
         out.flush()
         err.write(outcome.stderr)
         return outcome.exit_code
-    except BaseException:  # the answer did not get out: the snippet's command blocks on 2
+    except BaseException as error:  # the answer did not get out: block, with a reason if possible
+        try:
+            (stderr or sys.stderr).write(_blocked(harness, f"{type(error).__name__}: {error}").stderr)
+        except BaseException:
+            pass
         return 2
 
 

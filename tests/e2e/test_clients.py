@@ -3,8 +3,8 @@ hook installed from the snippet `bash-policy hook NAME --print-config`
 prints (Codex and Copilot: by `bash-policy hook NAME --install`, which for
 Codex also records the hook trust Codex needs before it runs a hook).
 
-Each test starts the client in print mode (`-p`) in a throwaway HOME and
-project, pointed at the scripted model in mock_model.py, which makes the
+Each test starts the client in print mode (`-p`; Codex: `codex exec`) in a
+throwaway HOME and project, pointed at the scripted model in mock_model.py, which makes the
 tool calls the test lists.  What really ran is read from the project
 (canary files) and from the tool results the client sent back to the model.
 Every other host is routed to the mock through HTTPS_PROXY, which records
@@ -139,8 +139,9 @@ class Session:
         return self.results
 
     def _claude(self, hook: str, mode: str):
+        entry = {"type": "command", "command": hook, **HARNESSES["claude-code"].hook_fields}
         snippet = {"hooks": {"PreToolUse": [{"matcher": "Bash|Edit|MultiEdit|NotebookEdit|Write",
-                                             "hooks": [{"type": "command", "command": hook}]}]}}
+                                             "hooks": [entry]}]}}
         (self.project / ".claude").mkdir(exist_ok=True)
         (self.project / ".claude" / "settings.json").write_text(json.dumps(snippet))
         env = self.env(ANTHROPIC_BASE_URL=self.model.url, ANTHROPIC_API_KEY="sk-ant-test",
@@ -358,6 +359,18 @@ def test_claude_a_missing_executable_blocks(key, session):
     assert "/nonexistent/bash-policy" in result and not session.canary.exists()
 
 
+def test_claude_hook_timeout_is_in_seconds(session, monkeypatch):
+    """The snippet's `timeout` (60) is seconds: a hook that takes 1 s under a
+    3 s timeout still answers (were it milliseconds, Claude Code would kill
+    it and, as it does with any hook past its timeout, run the call)."""
+    client = usable("claude-code-2.1.332")
+    monkeypatch.setitem(HARNESSES["claude-code"].hook_fields, "timeout", 3)
+    command = "sleep 1; " + session.hook_command("claude-code", "--always")
+    [result] = session.run(client, "bypassPermissions", [bash("touch canary")], command=command)
+    assert_denied(result, "BP300")
+    assert not session.canary.exists()
+
+
 # -- Gemini CLI ------------------------------------------------------------------------------
 
 def test_gemini_yolo_mode(session):
@@ -440,7 +453,7 @@ def test_codex_denies_and_runs_allowed_commands_under_bash_policy_run(session):
         exec_command("touch canary", workdir=str(elsewhere)),
     ])
     assert_denied(results[0], "BP300", "/hooks")
-    assert TOKEN in results[1] and "compared" in results[2]
+    assert TOKEN in results[1] and "compared" in results[2] and "not found" not in results[2]
     assert_denied(results[3], "BP300")
     assert not session.canary.exists() and list(elsewhere.iterdir()) == []
     check = subprocess.run([sys.executable, "-m", "bash_policy", "hook", "codex", "--check", "--client",
@@ -486,15 +499,19 @@ def test_codex_a_failing_hook_blocks(session):
     assert "nonsense" in result and "blocked" in result and not session.canary.exists()
 
 
-def test_codex_a_missing_executable_blocks(session):
+# In place of the executable: one that is gone, and a checker killed before it says anything.
+BROKEN = {"missing": "/nonexistent/bash-policy", "crashing": "sh -c 'kill -9 $$' bash-policy"}
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN))
+def test_codex_a_missing_or_crashing_checker_blocks(session, broken):
     """Codex runs the call on exit 2 without a reason on stderr, so the
     snippet's command writes one itself."""
     client = usable("codex-0.171.0")
     command = session.hook_command("codex")
-    missing = command.replace(command.split(" hook ")[0], "/nonexistent/bash-policy", 1)
     [result] = session.run(client, "danger-full-access", [exec_command("touch canary")],
-                           command=missing)
-    assert "/nonexistent/bash-policy" in result and "blocked" in result
+                           command=command.replace(command.split(" hook ")[0], BROKEN[broken], 1))
+    assert "bash-policy hook codex failed (status" in result and "blocked" in result
     assert not session.canary.exists()
 
 
@@ -544,11 +561,13 @@ def test_copilot_allow_readonly_runs_allowed_commands_under_bash_policy_run(sess
     """Without --allow-all-tools, prompt mode refuses what needs approval; the
     hook's allow (with the command rewritten) lets the read through, not the write."""
     client = usable("copilot-1.0.102")
-    denied, allowed, = session.run(client, "interactive",
-                                   [copilot_bash("touch canary"), copilot_bash("head -n 1 notes.txt")],
-                                   ["--allow-readonly"])
+    denied, allowed, hardened = session.run(client, "interactive", [
+        copilot_bash("touch canary"), copilot_bash("head -n 1 notes.txt"),
+        copilot_bash("printenv GIT_OPTIONAL_LOCKS || echo unset"),  # set by bash-policy run
+    ], ["--allow-readonly"])
     assert_denied(denied, "BP300")
     assert TOKEN in allowed and not session.canary.exists()
+    assert hardened.startswith("0\n"), hardened
 
 
 def test_copilot_a_failing_hook_blocks(session):
@@ -560,11 +579,14 @@ def test_copilot_a_failing_hook_blocks(session):
     assert "nonsense" in result and "blocked" in result and not session.canary.exists()
 
 
-def test_copilot_a_missing_executable_blocks(session):
-    """The snippet prints a deny itself when the hook cannot answer."""
+@pytest.mark.parametrize("broken", sorted(BROKEN))
+def test_copilot_a_missing_or_crashing_checker_blocks(session, broken):
+    """The snippet prints a deny itself when the hook cannot answer (and a
+    half-written answer, which Copilot would read as none, never gets out)."""
     client = usable("copilot-1.0.102")
     command = session.hook_command("copilot")
-    missing = command.replace(command.split(" hook ")[0].removeprefix("out=$("),
-                              "/nonexistent/bash-policy", 1)
-    [result] = session.run(client, "interactive", [copilot_bash("touch canary")], command=missing)
+    crashing = BROKEN[broken].replace("kill", "printf '{\"permissionDecision\":'; kill")
+    [result] = session.run(client, "interactive", [copilot_bash("touch canary")],
+                           command=command.replace(command.split(" hook ")[0].removeprefix("out=$("),
+                                                   crashing, 1))
     assert "did not answer" in result and "blocked" in result and not session.canary.exists()
