@@ -360,11 +360,11 @@ def test_claude_a_missing_executable_blocks(key, session):
 
 
 def test_claude_hook_timeout_is_in_seconds(session, monkeypatch):
-    """The snippet's `timeout` (60) is seconds: a hook that takes 1 s under a
-    3 s timeout still answers (were it milliseconds, Claude Code would kill
-    it and, as it does with any hook past its timeout, run the call)."""
+    """The snippet's `timeout` (60) is seconds: a hook that takes over 1 s
+    under a 20 s timeout still answers (were it milliseconds, Claude Code
+    would kill it and, as with any hook past its timeout, run the call)."""
     client = usable("claude-code-2.1.332")
-    monkeypatch.setitem(HARNESSES["claude-code"].hook_fields, "timeout", 3)
+    monkeypatch.setitem(HARNESSES["claude-code"].hook_fields, "timeout", 20)
     command = "sleep 1; " + session.hook_command("claude-code", "--always")
     [result] = session.run(client, "bypassPermissions", [bash("touch canary")], command=command)
     assert_denied(result, "BP300")
