@@ -62,6 +62,9 @@ class _Unused:
     def add_argument(self, *args, **kwargs) -> None:
         pass
 
+    def add_mutually_exclusive_group(self, *args, **kwargs) -> _Unused:
+        return self
+
 
 def build_parser(wanted: str | None = None) -> Parser:
     """The parser; when `wanted` names a subcommand, only that subcommand's
@@ -123,23 +126,39 @@ def build_parser(wanted: str | None = None) -> Parser:
                    help="corpus files, or directories whose *.txt files are read recursively "
                         "(default: corpora)")
 
-    p = add("hook", cmd_hook, "answer a Claude Code PreToolUse or Gemini CLI BeforeTool event "
-                              "on stdin (docs/integrations.md)", (config,))
+    p = add("hook", cmd_hook, "answer a client's tool-call hook event on stdin: Claude Code, "
+                              "Gemini CLI, Codex CLI, Copilot CLI (docs/integrations.md)", (config,))
     p.add_argument("harness", choices=sorted(HARNESSES))
     p.add_argument("--always", action="store_true",
-                   help="enforce plan mode whatever the session's mode (Gemini CLI's events "
-                        "carry no mode, so there it always applies)")
+                   help="enforce plan mode whatever the session's mode (the events of Gemini, "
+                        "Codex and Copilot CLI carry no mode, so there it always applies)")
     p.add_argument("--allow-readonly", action="store_true",
                    help="answer allow for commands the policy allows (no prompt); otherwise "
-                        "give no opinion")
+                        "give no opinion (not for Codex CLI, which takes no plain allow)")
+    p.add_argument("--no-confine", dest="confine", action="store_false",
+                   help="do not rewrite allowed commands to run under `bash-policy run` "
+                        "(Codex CLI; Copilot CLI with --allow-readonly)")
     p.add_argument("--plan-file", action="append", default=[], metavar="GLOB",
                    help="a file the plan may be written to (repeatable; replaces the default: "
                         "Claude Code's plan file for the session, Gemini CLI's "
-                        "$GEMINI_PLANS_DIR/*.md)")
+                        "$GEMINI_PLANS_DIR/*.md, Copilot CLI's session plan.md; Codex: none)")
     p.add_argument("--way-out", metavar="TEXT", help="how the user leaves plan mode, named in "
                                                      "every denial")
-    p.add_argument("--print-config", action="store_true",
-                   help="print the settings snippet that installs this hook")
+    action = p.add_mutually_exclusive_group()
+    action.add_argument("--print-config", action="store_true",
+                        help="print the settings snippet that installs this hook")
+    action.add_argument("--check", action="store_true",
+                        help="run an allowed and a denied sample event through the hook the "
+                             "client's settings install, and report what the client will do")
+    action.add_argument("--install", action="store_true",
+                        help="merge the snippet into the client's user settings (backed up; "
+                             "Codex: also trusted)")
+    p.add_argument("--settings", metavar="FILE",
+                   help="the settings file to check or install into (default: the ones the "
+                        "client reads; for --install its user settings)")
+    p.add_argument("--client", metavar="PATH",
+                   help="the client's executable, where --check or --install need it (Codex "
+                        "CLI's hook trust; default: `codex` on PATH)")
 
     p = add("serve", cmd_serve, "check commands sent as JSON lines on stdin, one verdict a line",
             (config, cwd))
@@ -329,12 +348,31 @@ def cmd_hook(args) -> int:
 
     harness = HARNESSES[args.harness]
     opts = adapters.Options(always=args.always, allow_readonly=args.allow_readonly,
-                            plan_files=args.plan_file, way_out=args.way_out, config=args.config)
-    if args.print_config:  # the hook runs in the client's directory: name the config absolutely
+                            plan_files=args.plan_file, way_out=args.way_out, config=args.config,
+                            confine=args.confine)
+    if args.allow_readonly and not harness.answers_allow:
+        raise UsageError("bash-policy hook", f"--allow-readonly: {harness.client} takes no plain "
+                                             "allow from a hook (it counts as a failed hook)")
+    if args.print_config or args.install:  # the hook runs elsewhere: name the config absolutely
         opts.config = os.path.abspath(opts.config) if opts.config else None
+    if args.print_config:
         _emit(adapters.settings_snippet(harness, opts))
+        if harness.name == "codex":
+            print(CODEX_TRUST, file=sys.stderr)
         return 0
+    if args.check or args.install:
+        from .integrations import install
+
+        return install.main(harness, opts, "install" if args.install else "check",
+                            args.settings, args.client)
     return adapters.main(harness, opts)
+
+
+CODEX_TRUST = """\
+Put this in ~/.codex/hooks.json (or $CODEX_HOME/hooks.json), then trust it: Codex runs a
+hook only once its exact definition is trusted, and skips an untrusted one without a word.
+Run `codex`, open /hooks and trust the bash-policy hook, or let
+`bash-policy hook codex --install` do both.  Check it with `bash-policy hook codex --check`."""
 
 
 def cmd_serve(args) -> int:
