@@ -8,7 +8,9 @@ from shared parents and every subcommand finds its policy with the same
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -19,7 +21,8 @@ exit status (each subcommand's --help gives its own):
   1  denied, or a corpus case failed
   2  usage, config or internal error
   run: the command's own status, 124 timed out, 137 stopped at the output cap, 126 denied
-  hook: 0 with the answer on stdout, 2 blocks the call (any failure)"""
+  hook: 0 with the answer on stdout, 2 blocks the call (any failure)
+  confine: the program's own status, 124 timed out, 126 not confined, 127 not found"""
 
 _ERROR = "  2  usage, config or internal error"
 # Each subcommand's exit statuses, shown at the end of its --help.
@@ -45,9 +48,15 @@ EXITS = {
            "  124  stopped at the --timeout (killed with its whole session)\n"
            "  137  stopped at the output cap: --max-output bytes of a stream were kept and the\n"
            "       command was killed (128 + SIGKILL); stderr ends with `bash-policy: output cut`\n"
-           "  126  denied: nothing ran; the verdict is on stderr\n"
+           "  126  denied: nothing ran; the verdict is on stderr (or --confine required and\n"
+           "       the kernel offers no full confinement)\n"
            "  2    usage or config error: nothing ran\n"
            "  (the command itself may exit 2, 124, 126 or 137: read stderr's `bash-policy:` lines)",
+    "confine": "  N    the program's own status\n"
+               "  124  stopped at the --timeout\n"
+               "  126  not run: the kernel offers no full confinement here (stderr says which step)\n"
+               "  127  the program was not found\n" + _ERROR,
+    "doctor": "  0  reported (whatever the machine offers)\n" + _ERROR,
 }
 SERVE_PROTOCOL = """\
 Checks commands sent as JSON lines on stdin; one answer a line on stdout, in order.
@@ -102,6 +111,9 @@ class _Unused:
 
     def add_argument(self, *args, **kwargs) -> None:
         pass
+
+    def add_mutually_exclusive_group(self, *args, **kwargs) -> _Unused:
+        return self
 
 
 class _Help(argparse.RawDescriptionHelpFormatter):
@@ -259,40 +271,72 @@ def build_parser(wanted: str | None = None) -> Parser:
                    help="transcript files, or directories whose *.jsonl, *.json and *.txt files "
                         "are read recursively")
 
-    p = add("hook", cmd_hook, "answer a Claude Code PreToolUse or Gemini CLI BeforeTool event "
-                              "on stdin (docs/integrations.md)", (config,))
+    p = add("hook", cmd_hook, "answer a client's tool-call hook event on stdin: Claude Code, "
+                              "Gemini CLI, Codex CLI, Copilot CLI (docs/integrations.md)", (config,))
     p.add_argument("harness", choices=sorted(HARNESSES))
     p.add_argument("--always", action="store_true",
-                   help="enforce plan mode whatever the session's mode (Gemini CLI's events "
-                        "carry no mode, so there it always applies)")
+                   help="enforce plan mode whatever the session's mode (the events of Gemini, "
+                        "Codex and Copilot CLI carry no mode, so there it always applies)")
     p.add_argument("--allow-readonly", action="store_true",
                    help="answer allow for commands the policy allows (no prompt); otherwise "
-                        "give no opinion")
+                        "give no opinion (not for Codex CLI, which takes no plain allow)")
     p.add_argument("--rewrite", action="store_true",
                    help="run a denied command's safe rewrite instead, where the client can change "
-                        "a call's input (Claude Code), and tell the model what changed")
+                        "a call's input (Claude Code, Gemini CLI), and tell the model what changed")
+    p.add_argument("--no-confine", dest="confine", action="store_false",
+                   help="do not rewrite allowed commands to run under `bash-policy run` "
+                        "(Codex CLI; Copilot CLI with --allow-readonly)")
     p.add_argument("--plan-file", action="append", default=[], metavar="GLOB",
                    help="a file the plan may be written to (repeatable; default: "
                         "Claude Code's plan file for the session, Gemini CLI's "
-                        "$GEMINI_PLANS_DIR/*.md)")
+                        "$GEMINI_PLANS_DIR/*.md, Copilot CLI's session plan.md; Codex: none)")
     p.add_argument("--way-out", metavar="TEXT", help="how the user leaves plan mode, named in "
                                                      "every denial (default: the client's own way)")
-    p.add_argument("--print-config", action="store_true",
-                   help="print the settings snippet that installs this hook")
+    action = p.add_mutually_exclusive_group()
+    action.add_argument("--print-config", action="store_true",
+                        help="print the settings snippet that installs this hook")
+    action.add_argument("--check", action="store_true",
+                        help="run an allowed and a denied sample event through the hook the "
+                             "client's settings install, and report what the client will do")
+    action.add_argument("--install", action="store_true",
+                        help="merge the snippet into the client's user settings (backed up; "
+                             "Codex: also trusted)")
+    p.add_argument("--settings", metavar="FILE",
+                   help="the settings file to check or install into (default: the ones the "
+                        "client reads; for --install its user settings)")
+    p.add_argument("--client", metavar="PATH",
+                   help="the client's executable, where --check or --install need it (Codex "
+                        "CLI's hook trust; default: `codex` on PATH)")
 
     p = add("serve", cmd_serve, "check commands sent as JSON lines on stdin, one verdict a line",
             (config, cwd), description=SERVE_PROTOCOL)
 
-    p = add("run", cmd_run, "check COMMAND, then run it in a hardened bash only if allowed",
-            (config, cwd), "%(prog)s [-h] [--config FILE] [--cwd DIR] [--timeout SECONDS] "
-                           "[--max-output BYTES] [--] COMMAND")
+    p = add("run", cmd_run, "check COMMAND, then run it in a hardened bash, confined by the kernel, "
+                            "only if allowed", (config, cwd),
+            "%(prog)s [-h] [--config FILE] [--cwd DIR] [--timeout SECONDS] "
+            "[--max-output BYTES] [--confine MODE] [--] COMMAND")
     # Defaults filled in by cmd_run, so that other subcommands need not import the runner.
     p.add_argument("--timeout", type=_positive(float), metavar="SECONDS",
                    help="kill the command and its whole session after SECONDS (default: 60)")
     p.add_argument("--max-output", type=_positive(int), metavar="BYTES",
                    help="keep at most BYTES of each of stdout and stderr, then stop the command "
                         "(default: 1048576)")
+    p.add_argument("--confine", choices=("auto", "required", "off"), metavar="MODE",
+                   help="auto: confine wherever the kernel offers it; required: refuse to run "
+                        "(exit 126) without full confinement; off: never (default: the config's "
+                        "`confine`, else auto)")
     p.add_argument("command", **command)
+
+    p = add("confine", cmd_confine, "run a program under the kernel sandbox alone, without the "
+            "static check: not a plan-mode gate by itself (it does not judge the command; it "
+            "makes every write, network use and signal outside fail)", (cwd,),
+            "%(prog)s [-h] [--cwd DIR] [--timeout SECONDS] -- PROGRAM [ARG...]")
+    p.add_argument("--timeout", type=_positive(float), metavar="SECONDS",
+                   help="kill the program and all it started after this long (default: no limit)")
+    p.add_argument("argv", nargs=argparse.REMAINDER, metavar="PROGRAM")
+
+    p = add("doctor", cmd_doctor, "say which confinement this machine offers, and why not")
+    p.add_argument("--json", action="store_true", help="print JSON")
     return top if wanted is None or wanted in names else build_parser()
 
 
@@ -562,12 +606,33 @@ def cmd_hook(args) -> int:
     harness = HARNESSES[args.harness]
     opts = adapters.Options(always=args.always, allow_readonly=args.allow_readonly,
                             plan_files=args.plan_file, way_out=args.way_out, config=args.config,
-                            rewrite=args.rewrite)
-    if args.print_config:  # the hook runs in the client's directory: name the config absolutely
+                            rewrite=args.rewrite, confine=args.confine)
+    if args.rewrite and harness.name not in adapters.INPUT_REWRITES:
+        raise UsageError("bash-policy hook", f"--rewrite: not for {harness.client} yet (Claude Code "
+                                             "and Gemini CLI only)")
+    if args.allow_readonly and not harness.answers_allow:
+        raise UsageError("bash-policy hook", f"--allow-readonly: {harness.client} takes no plain "
+                                             "allow from a hook (it counts as a failed hook)")
+    if args.print_config or args.install:  # the hook runs elsewhere: name the config absolutely
         opts.config = os.path.abspath(opts.config) if opts.config else None
+    if args.print_config:
         _emit(adapters.settings_snippet(harness, opts))
+        if harness.name == "codex":
+            print(CODEX_TRUST, file=sys.stderr)
         return 0
+    if args.check or args.install:
+        from .integrations import install
+
+        return install.main(harness, opts, "install" if args.install else "check",
+                            args.settings, args.client)
     return adapters.main(harness, opts)
+
+
+CODEX_TRUST = """\
+Put this in ~/.codex/hooks.json (or $CODEX_HOME/hooks.json), then trust it: Codex runs a
+hook only once its exact definition is trusted, and skips an untrusted one without a word.
+Run `codex`, open /hooks and trust the bash-policy hook, or let
+`bash-policy hook codex --install` do both.  Check it with `bash-policy hook codex --check`."""
 
 
 def cmd_serve(args) -> int:
@@ -592,10 +657,17 @@ def cmd_run(args) -> int:
     command = _command(args)
     timeout, max_output = args.timeout or DEFAULT_TIMEOUT, args.max_output or DEFAULT_MAX_OUTPUT
     result = run(command, cwd=args.cwd, policy=_policy(args), timeout=timeout,
-                 max_output=max_output)
+                 max_output=max_output, confine=args.confine)
+    if result.refused:
+        print(f"bash-policy: not run: confinement is required here, but {result.refused}",
+              file=sys.stderr)
+        return DENIED_EXIT
     if not result.ran:
         print(f"bash-policy: not run: {text(result.verdict)}", file=sys.stderr)
         return DENIED_EXIT
+    for note in result.verdict.notes:
+        if note.startswith(("ran unconfined", "confined, except")):
+            print(f"bash-policy: {note}", file=sys.stderr)
     try:
         sys.stdout.buffer.write(result.stdout)
         sys.stdout.flush()
@@ -610,6 +682,47 @@ def cmd_run(args) -> int:
         return TIMEOUT_EXIT
     code = result.returncode or 0
     return 128 - code if code < 0 else code
+
+
+def cmd_confine(args) -> int:
+    from . import confine
+    from .integrations.runner import DENIED_EXIT, TIMEOUT_EXIT
+
+    argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+    if not argv:
+        raise UsageError("bash-policy confine", "no program given (bash-policy confine -- PROGRAM ...)")
+    # A terminal is never handed to the sandbox: input from one becomes /dev/null,
+    # output to one is relayed through pipes (TIOCSTI, terminal modes).
+    stdin = subprocess.DEVNULL if os.isatty(0) else 0
+    try:
+        outcome = confine.run(argv, cwd=args.cwd, timeout=args.timeout, stdin=stdin, relay=(1, 2))
+    except confine.ConfinementError as error:
+        print(f"bash-policy confine: not run: {error}", file=sys.stderr)
+        return DENIED_EXIT
+    except FileNotFoundError as error:
+        print(f"bash-policy confine: {argv[0]}: {error.strerror}", file=sys.stderr)
+        return 127
+    if outcome.timed_out:
+        print(f"bash-policy confine: stopped after {args.timeout:g}s", file=sys.stderr)
+        return TIMEOUT_EXIT
+    return 128 - outcome.returncode if outcome.returncode < 0 else outcome.returncode
+
+
+def cmd_doctor(args) -> int:
+    from .confine import probe
+
+    found = probe()
+    if args.json:
+        _emit(json.dumps({"confinement": found.to_dict()}, indent=2))
+        return 0
+    state = "complete" if found.complete else "partial" if found.available else "unavailable"
+    lines = [f"confinement: {state} ({found.describe()})"]
+    lines += [f"  not enforced: {gap}" for gap in found.gaps()]
+    if found.available:
+        lines.append("  `bash-policy run` confines every allowed command (config `confine`: "
+                     "auto, required, off)")
+    _emit("\n".join(lines))
+    return 0
 
 
 def _show_config(args) -> int:
