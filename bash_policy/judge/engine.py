@@ -406,6 +406,9 @@ def _with_fixes(command: str, denials: list[Denial], policy: Policy,
         def recheck(rewritten: str) -> Verdict:
             return _check(rewritten, policy, cwd, fix=False)
 
+        if len(denials) == 1:  # its fix is the verdict's: one check tells both
+            combined = fixes.combine(command, denials, lambda rewritten: recheck(rewritten).allowed)
+            return (tuple(denials) if combined else (replace(denials[0], fix=None),)), combined
         checked = fixes.verified(command, denials, recheck)
         return checked, fixes.combine(command, checked, lambda rewritten: recheck(rewritten).allowed)
     except Exception:
