@@ -26,6 +26,35 @@ GEMINI_FIELDS = {"session_id", "transcript_path", "cwd", "hook_event_name", "tim
 GEMINI_PLANS = "/home/user/.gemini/tmp/project/a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d/plans"
 
 
+@pytest.fixture(autouse=True)
+def fixture_directories_exist(monkeypatch):
+    """The fixture events name /home/user/project, which does not exist here,
+    and a hook refuses a shell directory that does not exist, as serve does
+    (test_a_missing_shell_directory_blocks_as_serve_refuses_it): here those
+    directories pass."""
+    real = adapters.directory_error
+    monkeypatch.setattr(adapters, "directory_error",
+                        lambda path: None if path.startswith("/home/user/project") else real(path))
+
+
+def test_a_missing_shell_directory_blocks_as_serve_refuses_it(monkeypatch, tmp_path):
+    from bash_policy.integrations.serve import Policies, answer
+
+    monkeypatch.undo()
+    gone = str(tmp_path / "gone")
+    for harness, name in ((CLAUDE_CODE, "bash_readonly"), (GEMINI, "shell_readonly")):
+        outcome = handle(harness, event(harness.name, name, cwd=gone), Options(allow_readonly=True), {})
+        assert outcome.exit_code == 2 and f"cwd '{gone}" in outcome.stderr, outcome
+        assert "is not a directory; the tool call is blocked" in outcome.stderr
+    relative = handle(GEMINI, event("gemini", "shell_readonly", cwd=str(tmp_path), dir_path="gone", directory="gone"),
+                      Options(allow_readonly=True), {})
+    assert relative.exit_code == 2 and f"cwd {gone!r} is not a directory" in relative.stderr
+    served = answer(json.dumps({"id": 1, "command": "ls", "cwd": gone}), Policies())
+    assert served == {"id": 1, "error": f"cwd {gone!r} is not a directory"}
+    assert handle(CLAUDE_CODE, event("claude-code", "bash_readonly", cwd=str(tmp_path)),
+                  Options(allow_readonly=True), {}).exit_code == 0
+
+
 def fixture(harness: str, name: str) -> str:
     return (FIXTURES / harness / f"{name}.json").read_text()
 
@@ -376,7 +405,7 @@ def blocks(harness, proc) -> bool:
 
 
 @pytest.mark.parametrize("harness", sorted(HARNESSES))
-def test_print_config_names_the_installed_executable_and_the_printed_command_runs(harness, capsys):
+def test_print_config_names_the_installed_executable_and_the_printed_command_runs(harness, capsys, tmp_path):
     assert cli_main(["hook", harness, "--print-config", "--always", "--plan-file", "docs/p*.md"]) == 0
     config = json.loads(capsys.readouterr().out)
     record = HARNESSES[harness]
@@ -385,7 +414,8 @@ def test_print_config_names_the_installed_executable_and_the_printed_command_run
         assert config["hooks"][record.event][0]["matcher"] == "|".join(record.gated)
     assert command.startswith(("/", "out=$(/"))
     assert f"hook {harness} --always --plan-file 'docs/p*.md'" in command
-    raw = fixture(harness, DENIED_FIXTURE[harness])
+    (tmp_path / "src").mkdir()  # the Gemini CLI fixture's dir_path
+    raw = event(harness, DENIED_FIXTURE[harness], cwd=str(tmp_path))  # a directory that exists
     proc = run_hook_command(record, command, raw)
     assert proc.returncode == 0 and '"deny"' in proc.stdout, proc.stderr
     executable = command.split(" hook ")[0].removeprefix("out=$(")
@@ -610,3 +640,48 @@ def test_a_hook_that_gets_no_answer_in_time_blocks_by_itself(harness):
     record = HARNESSES[harness]
     assert blocks(record, subprocess.CompletedProcess([], proc.returncode, out, err)), (out, err)
     assert "no decision within 0.5 s" in out + err
+
+
+# -- --rewrite: a denied command's safe fix runs instead ------------------------------------
+
+REWRITE = Options(plan_files=[".plans/*.md"], rewrite=True, allow_readonly=True)
+
+
+def test_claude_code_rewrite_runs_the_safe_fix_through_updated_input():
+    raw = event("claude-code", "bash_denied", command="rg -n TODO *.py")
+    out = json.loads(handle(CLAUDE_CODE, raw, REWRITE, {}).stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "allow"
+    assert out["updatedInput"]["command"] == "rg -n TODO -- *.py"
+    assert set(out["updatedInput"]) == set(json.loads(raw)["tool_input"])  # the rest kept
+    assert "ran `rg -n TODO -- *.py` instead of `rg -n TODO *.py`" in out["additionalContext"]
+    assert "BP203" in out["additionalContext"]
+
+
+def test_a_rewrite_without_allow_readonly_asks_as_the_client_would():
+    raw = event("claude-code", "bash_denied", command="rg -n TODO *.py")
+    opts = Options(plan_files=[".plans/*.md"], rewrite=True)
+    out = json.loads(handle(CLAUDE_CODE, raw, opts, {}).stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "ask" and out["updatedInput"]["command"] == "rg -n TODO -- *.py"
+
+
+def test_gemini_rewrite_sets_the_tool_input():
+    raw = event("gemini", "shell_denied", command="rg -n TODO *.py")
+    body = json.loads(handle(GEMINI, raw, REWRITE, {}).stdout)
+    assert body["decision"] == "allow"
+    assert body["hookSpecificOutput"]["tool_input"]["command"] == "rg -n TODO -- *.py"
+
+
+@pytest.mark.parametrize("command", ["rg foo > out",        # only an unsafe fix: dropping the write
+                                     "rg foo *.py | sh",    # a denial without a fix
+                                     "touch canary"])
+def test_no_rewrite_without_a_safe_fix(command):
+    assert claude(event("claude-code", "bash_denied", command=command), REWRITE)[0] == "deny"
+
+
+def test_no_rewrite_unless_asked():
+    decision = claude(event("claude-code", "bash_denied", command="rg -n TODO *.py"))
+    assert decision[0] == "deny" and "rewrite (safe): rg -n TODO -- *.py" in decision[1]
+
+
+def test_the_snippet_carries_rewrite():
+    assert "--rewrite" in settings_snippet(CLAUDE_CODE, Options(rewrite=True))

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from .config import directory_error
 from .gate import ALLOW, DENY, PLANNING, PlanGate
 from .harnesses import Harness
 
@@ -48,6 +49,7 @@ class Options:
     plan_files: list[str] = field(default_factory=list)
     way_out: str | None = None
     config: str | None = None
+    rewrite: bool = False  # run a denied command's safe fix instead, where the client allows it
     confine: bool = True  # rewrite allowed commands to run under `bash-policy run`, where the client can
 
 
@@ -133,7 +135,15 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
     subject = _text(event["tool_input"].get(key), f"{tool}: {harness.keys[2]}.{key}",
                     path=permission == "edit")
     if permission == "shell":
-        decision = gate.decide("shell", subject, cwd=_shell_directory(harness, event, cwd))
+        directory = _shell_directory(harness, event, cwd)
+        problem = directory_error(directory)
+        if problem is not None:  # as serve answers it: nothing can be checked there
+            raise HookError(problem)
+        decision = gate.decide("shell", subject, cwd=directory)
+        if decision.action == DENY and opts.rewrite and harness.name in INPUT_REWRITES:
+            rewritten = _rewrite(harness, gate, event, key, decision, directory, opts)
+            if rewritten is not None:
+                return rewritten
         if decision.action == ALLOW:
             return _allowed(harness, event["tool_input"], subject, opts)
     else:
@@ -166,6 +176,50 @@ def _allowed(harness: Harness, tool_input: Mapping[str, Any], command: str, opts
     if opts.allow_readonly and harness.answers_allow:
         return _answer(harness, ALLOW, "read-only command (bash-policy)")
     return _no_opinion(harness)
+
+
+def _rewrite(harness: Harness, gate: PlanGate, event: dict, key: str | None, decision, directory: str,
+             opts: Options) -> Outcome | None:
+    """--rewrite: run the denied command's safe fix instead (judge/fixes.py:
+    the same programs with the same operands), when the gate allows the fix
+    in full; the model is told what changed.  Allowed outright with
+    --allow-readonly, else left to the client's own prompt, as an allowed
+    command is."""
+    fix = decision.verdict.fix if decision.verdict is not None else None
+    if fix is None or fix.command is None or fix.applicability != "safe":
+        return None
+    if gate.decide("shell", fix.command, cwd=directory).action != ALLOW:
+        return None
+    codes = ", ".join(dict.fromkeys(f"{d.code} {d.name}" for d in decision.verdict.denials))
+    note = (f"bash-policy rewrote this command for plan mode ({codes}): it ran `{fix.command}` instead "
+            f"of `{decision.verdict.command}`, a safe fix that gives the same programs the same "
+            "operands; write it that way next time.")
+    tool_input = {**event["tool_input"], str(key): fix.command}
+    answer = INPUT_REWRITES[harness.name](tool_input, note, ALLOW if opts.allow_readonly else None)
+    return Outcome(0, json.dumps(answer) + "\n")
+
+
+def _claude_code_rewrite(tool_input: dict, note: str, action: str | None) -> dict:
+    """PreToolUse `updatedInput`, with `allow` or `ask` (the client prompts with
+    the new input), and the note as `additionalContext`, which the model reads."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": action or "ask",
+                                   "permissionDecisionReason": note, "updatedInput": tool_input,
+                                   "additionalContext": note}}
+
+
+def _gemini_rewrite(tool_input: dict, note: str, action: str | None) -> dict:
+    """BeforeTool `hookSpecificOutput.tool_input`, merged into the call's
+    parameters (Gemini CLI 0.61 then tells the model the input was modified)."""
+    answer: dict[str, Any] = {"reason": note, "hookSpecificOutput": {"tool_input": tool_input}}
+    if action is not None:
+        answer["decision"] = action
+    return answer
+
+
+# The clients whose hooks --rewrite can change a denied call's input to its fix, and
+# how they are told to: checked end to end (tests/e2e/test_clients.py).  Kept here, not
+# in harnesses.py, while other branches reshape the records.
+INPUT_REWRITES = {"claude-code": _claude_code_rewrite, "gemini": _gemini_rewrite}
 
 
 def _shell_directory(harness: Harness, event: dict, cwd: str) -> str:
@@ -215,6 +269,7 @@ def option_words(opts: Options) -> list[str]:
     """`opts` as command-line words, for the snippet."""
     words = [flag for flag, on in (("--always", opts.always),
                                    ("--allow-readonly", opts.allow_readonly),
+                                   ("--rewrite", opts.rewrite),
                                    ("--no-confine", not opts.confine)) if on]
     for glob in opts.plan_files:
         words += ["--plan-file", glob]

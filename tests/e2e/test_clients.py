@@ -359,6 +359,49 @@ def test_claude_a_missing_executable_blocks(key, session):
     assert "/nonexistent/bash-policy" in result and not session.canary.exists()
 
 
+def _requests_mention(session, text: str) -> bool:
+    return any(text in json.dumps(r["body"]) for r in session.model.requests)
+
+
+REWROTE = "bash-policy rewrote this command for plan mode"
+
+
+@pytest.mark.parametrize("key,mode,options", [
+    ("claude-code-2.1.197", "plan", []),
+    ("claude-code-2.1.332", "default", ["--always"]),
+])
+def test_claude_rewrite_runs_the_safe_fix_and_tells_the_model(key, mode, options, session):
+    """--rewrite: `rg TOKEN *.txt` (BP203) runs as `rg TOKEN -- *.txt` through
+    updatedInput; the note reaches the model as additionalContext.  An
+    unsafe fix (dropping `> copy`) is never applied."""
+    client = usable(key)
+    rewritten, unsafe = session.run(client, mode, [bash(f"rg -n {TOKEN} *.txt"),
+                                                   bash("head -n 1 notes.txt > copy")],
+                                    ["--allow-readonly", "--rewrite", *options])
+    assert f"notes.txt:1:{TOKEN}" in rewritten, rewritten
+    assert _requests_mention(session, REWROTE) and _requests_mention(session, f"rg -n {TOKEN} -- *.txt")
+    assert_denied(unsafe, "BP500")
+    assert not (session.project / "copy").exists()
+
+
+def test_claude_2_1_332_plan_mode_does_not_run_a_rewritten_call(session):
+    """Claude Code 2.1.332 in its own plan mode judges a call whose input a
+    hook changed with its auto-mode safety check, which runs on Anthropic's
+    servers: against the mock it does not run the call (docs/integrations.md)."""
+    client = usable("claude-code-2.1.332")
+    [result] = session.run(client, "plan", [bash(f"rg -n {TOKEN} *.txt")], ["--allow-readonly", "--rewrite"])
+    assert f"notes.txt:1:{TOKEN}" not in result and "safety check" in result, result
+
+
+@pytest.mark.parametrize("key", CLAUDES)
+def test_claude_rewrite_without_allow_readonly_leaves_the_prompt_to_the_client(key, session):
+    """Without --allow-readonly an allowed command gets no opinion, so a
+    rewrite gets `ask`: with no one to ask (-p), Claude Code does not run it."""
+    client = usable(key)
+    [result] = session.run(client, "plan", [bash(f"rg -n {TOKEN} *.txt")], ["--rewrite"])
+    assert f"notes.txt:1:{TOKEN}" not in result, result
+
+
 def test_claude_hook_timeout_is_in_seconds(session, monkeypatch):
     """The snippet's `timeout` (60) is seconds: a hook that takes over 1 s
     under a 20 s timeout still answers (were it milliseconds, Claude Code
@@ -372,6 +415,15 @@ def test_claude_hook_timeout_is_in_seconds(session, monkeypatch):
 
 
 # -- Gemini CLI ------------------------------------------------------------------------------
+
+def test_gemini_rewrite_runs_the_safe_fix(session):
+    client = usable("gemini-0.61.0")
+    rewritten, unsafe = session.run(client, "yolo", [shell(f"rg -n {TOKEN} *.txt"),
+                                                     shell("head -n 1 notes.txt > copy")], ["--rewrite"])
+    assert f"notes.txt:1:{TOKEN}" in rewritten and "modified by a hook" in rewritten, rewritten
+    assert_denied(unsafe, "BP500")
+    assert not (session.project / "copy").exists()
+
 
 def test_gemini_yolo_mode(session):
     client = usable("gemini-0.61.0")
@@ -590,3 +642,26 @@ def test_copilot_a_missing_or_crashing_checker_blocks(session, broken):
                            command=command.replace(command.split(" hook ")[0].removeprefix("out=$("),
                                                    crashing, 1))
     assert "did not answer" in result and "blocked" in result and not session.canary.exists()
+
+
+# -- audit of the clients' own transcripts ----------------------------------------------------
+
+@pytest.mark.parametrize("key", [*CLAUDES, "gemini-0.61.0"])
+def test_audit_reads_the_transcript_the_client_wrote(key, session):
+    """`bash-policy audit` on the session file the real client wrote (the
+    unit tests read excerpts of such files: tests/test_audit.py)."""
+    client = usable(key)
+    claude = client.harness == "claude-code"
+    call = bash if claude else shell
+    commands = ["head -n 1 notes.txt", "rg foo *.txt > out"]
+    session.run(client, "plan", [call(c) for c in commands])
+    pattern = ".claude/projects/*/*.jsonl" if claude else ".gemini/tmp/*/chats/session-*"
+    [transcript] = session.home.glob(pattern)
+    proc = subprocess.run([sys.executable, "-m", "bash_policy", "audit", "--json", str(transcript)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["files"] == [{"path": str(transcript), "format": client.harness, "commands": 2}]
+    assert (report["allowed"], report["denied"]) == (1, 1)
+    assert {row["code"] for row in report["codes"]} == {"BP203", "BP500"}
+    assert report["top"][0]["fix"]["command"] == "rg foo -- *.txt"
