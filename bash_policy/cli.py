@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -668,12 +667,17 @@ def cmd_run(args) -> int:
     for note in result.verdict.notes:
         if note.startswith(("ran unconfined", "confined, except")):
             print(f"bash-policy: {note}", file=sys.stderr)
+    from .render import TerminalOutput
+
+    def shown(stream, data: bytes) -> bytes:  # on a terminal, escaped: it cannot set its modes
+        return TerminalOutput()(data) if stream.isatty() else data
+
     try:
-        sys.stdout.buffer.write(result.stdout)
+        sys.stdout.buffer.write(shown(sys.stdout, result.stdout))
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    sys.stderr.buffer.write(result.stderr)
+    sys.stderr.buffer.write(shown(sys.stderr, result.stderr))
     if result.truncated:
         print(f"\nbash-policy: output cut at {max_output} bytes; the command was stopped",
               file=sys.stderr)
@@ -691,11 +695,17 @@ def cmd_confine(args) -> int:
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
     if not argv:
         raise UsageError("bash-policy confine", "no program given (bash-policy confine -- PROGRAM ...)")
-    # A terminal is never handed to the sandbox: input from one becomes /dev/null,
-    # output to one is relayed through pipes (TIOCSTI, terminal modes).
-    stdin = subprocess.DEVNULL if os.isatty(0) else 0
+    # No descriptor of the caller's is handed to the sandbox: stdin is copied in
+    # through a pipe of its own (a terminal gives /dev/null instead), output is
+    # relayed through pipes, and shown escaped on a terminal (TIOCSTI, modes,
+    # a pipe reopened for writing through /proc/self/fd).
+    from .render import TerminalOutput
+
+    shown = {fd: TerminalOutput() for fd in (1, 2) if os.isatty(fd)}
     try:
-        outcome = confine.run(argv, cwd=args.cwd, timeout=args.timeout, stdin=stdin, relay=(1, 2))
+        outcome = confine.run(argv, cwd=args.cwd, timeout=args.timeout, relay=(1, 2),
+                              feed=None if os.isatty(0) else 0,
+                              shown=(lambda fd, data: shown[fd](data) if fd in shown else data))
     except confine.ConfinementError as error:
         print(f"bash-policy confine: not run: {error}", file=sys.stderr)
         return DENIED_EXIT
