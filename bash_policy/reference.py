@@ -84,6 +84,8 @@ def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
                              break_long_words=False)
     for f, effect in sorted(denied, key=lambda pair: pair[0].names):
         out.append(f"{pad}  denied {flag_text(f)} [{_kind(effect)}]: {effect.why}")
+    if spec.modes is not None:
+        out.append(f"{pad}  modes: {modes_text(spec)}")
     out.append(f"{pad}  operands: {operands_text(spec)}")
     for sub in spec.subcommands.values():
         out.append(describe(sub, width, depth + 1))
@@ -104,6 +106,22 @@ def describe_json(spec: CommandSpec) -> dict[str, Any]:
     data["operands"] = {"role": spec.positionals.role, "max": spec.positionals.max}
     data["subcommands"] = [describe_json(sub) for sub in spec.subcommands.values()]
     return data
+
+
+_COMBINE_TEXT = {"last": "the last one given wins", "first": "the first one given wins",
+                 "error": "two different ones are refused", "all": "each one given takes effect"}
+
+
+def modes_text(spec: CommandSpec) -> str:
+    """Which flags select the program's mode and how it combines them, in words."""
+    modes = spec.modes
+    assert modes is not None
+    text = f"{' '.join(modes.flags)}: {_COMBINE_TEXT[modes.combine]}"
+    if modes.default:
+        text += f"; without one, {modes.default}"
+    if modes.reset:
+        text += f"; {' '.join(modes.reset)} resets the ones before it"
+    return text
 
 
 def operands_text(spec: CommandSpec) -> str:

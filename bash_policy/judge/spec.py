@@ -107,6 +107,26 @@ class Obsolete:
     max_operands: int | None = None
 
 
+# How a program combines several options that select its mode (`modes` in a spec).
+COMBINE = ("last", "first", "error", "all")
+
+
+@dataclass(frozen=True, slots=True)
+class Modes:
+    """Options that select what the program does, and how it combines them
+    when several are given: "last" (the last one wins: xz obeys the last of
+    -z -d -t -l), "first", "error" (it refuses two different ones: git's
+    command modes), "all" (each takes effect: gzip's -t and -l, unzip's
+    listing modes).  `default` is the mode without any of them; a `reset`
+    flag drops the modes given before it (man -D).  Flags are named by the
+    first name of each (`-z` for `-z/--compress`)."""
+
+    flags: tuple[str, ...]
+    combine: str
+    default: str | None = None
+    reset: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class CommandSpec:
     """One program or subcommand."""
@@ -141,6 +161,7 @@ class CommandSpec:
     # or any above it (cargo's Cargo.toml): a FIFO or device there never ends.
     project_files: tuple[str, ...] = ()
     obsolete: Obsolete | None = None
+    modes: Modes | None = None
     double_dash: bool = True
     # Whether it reads standard input: "always" (may, the default), "never", or
     # "no-files": only without file operands (after `stdin_skip` others) or with `-`.
@@ -257,7 +278,7 @@ _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
     "requires_env", "examples", "permute", "obsolete", "stdin", "stdin_skip", "harmless", "aliases",
-    "response_files", "project_files",
+    "response_files", "project_files", "modes",
 }
 STDIN_MODES = ("always", "never", "no-files")
 
@@ -369,6 +390,7 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         project_files=_names(table.get("project_files", []), f"{where}.project_files"),
         obsolete=_obsolete(table["obsolete"], f"{where}.obsolete", flags) if "obsolete" in table
         else None,
+        modes=_modes(table["modes"], f"{where}.modes", flags) if "modes" in table else None,
         permute=permute,
         requires_env=MappingProxyType(requires_env),
         double_dash=bool(table.get("double_dash", True)),
@@ -453,6 +475,33 @@ def _obsolete(value: Any, where: str, flags: Mapping[str, Flag]) -> Obsolete:
     if limit is not None and (not isinstance(limit, int) or limit < 0):
         raise SpecError(f"{where}.max_operands: must be a non-negative integer")
     return Obsolete(form, MappingProxyType(dict(meaning)), starts, limit)
+
+
+def _modes(value: Any, where: str, flags: Mapping[str, Flag]) -> Modes:
+    """`modes = { flags = ["-z", "-d"], combine = "last", default = "-z", reset = ["-D"] }`."""
+    if not isinstance(value, Mapping) or set(value) - {"flags", "combine", "default", "reset"}:
+        raise SpecError(f"{where}: expected a table with `flags`, `combine`, `default` and `reset`")
+    combine = value.get("combine")
+    if combine not in COMBINE:
+        raise SpecError(f"{where}.combine: must be one of {', '.join(COMBINE)}")
+
+    def first_names(names: list[str], key: str) -> tuple[str, ...]:
+        for name in names:
+            if name not in flags:
+                raise SpecError(f"{where}.{key}: {name!r} is not a flag of this spec")
+        return tuple(dict.fromkeys(flags[n].names[0] for n in names))
+
+    selecting = first_names(_list_of_str(value.get("flags", []), f"{where}.flags"), "flags")
+    if not selecting:
+        raise SpecError(f"{where}.flags: name the flags that select a mode")
+    default = value.get("default")
+    if default is not None:
+        if not isinstance(default, str) or default not in flags \
+                or flags[default].names[0] not in selecting:
+            raise SpecError(f"{where}.default: must be one of the mode flags")
+        default = flags[default].names[0]
+    reset = first_names(_list_of_str(value.get("reset", []), f"{where}.reset"), "reset")
+    return Modes(selecting, combine, default, reset)
 
 
 def _positionals(value: Any, where: str) -> Positionals:
