@@ -135,6 +135,8 @@ def operands_text(spec: CommandSpec) -> str:
         text += f" after {p.skip} operand(s)"
     if p.role == "read" and not p.files:
         text += ", names or text never opened"
+    elif p.role == "read" and p.shape != "file":
+        text += f" ({_READS_TEXT[p.shape]})"
     if p.pattern is not None:
         text += ", the first a pattern or program" + (f" unless {', '.join(p.pattern)} is given"
                                                       if p.pattern else "")
@@ -143,6 +145,10 @@ def operands_text(spec: CommandSpec) -> str:
     if spec.obsolete is not None:
         text += f"; obsolete first word `{spec.obsolete.form.pattern}`"
     return text
+
+
+_READS_TEXT = {"file": "reads a file", "file-if-slash": "reads a file when it holds a /",
+               "directory": "reads the files in a directory", "siblings": "reads a file and the ones beside it"}
 
 
 def flag_text(flag: Flag) -> str:
@@ -155,7 +161,7 @@ def flag_text(flag: Flag) -> str:
         names += "{" + ",".join(sorted(flag.choices)) + "}"
     notes = {"attached": "value only attached", "lastarg": "no value when last"}.get(flag.value, "")
     if flag.reads:
-        notes += ("; " if notes else "") + "reads a file"
+        notes += ("; " if notes else "") + _READS_TEXT[flag.reads]
     return f"{names} ({notes})" if notes else names
 
 

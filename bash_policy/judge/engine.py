@@ -50,7 +50,7 @@ from .codes import Code, Effect
 from .flow import command_directories
 from .policy import Policy
 from .rules import engine_rule
-from .rules.files import check_special_operands
+from .rules.files import check_around, check_special_operands
 from .scope import check_scope
 from .spec import CommandSpec, Flag, Reason
 from .special import names_stdin, on_disk, special_file, special_operand
@@ -1453,6 +1453,7 @@ class ArgvReader:
         read, must not be devices or kernel files (see `special_file`)."""
         spec, inv, ctx = self.spec, self.inv, self.ctx
         read_values = []
+        around: dict[str, list[Word]] = {}
         for use in inv.flags:
             if use.flag.reads and use.value is None and use.value_word not in (None, use.word):
                 read_values.append(use.value_word)  # `grep -f ~+/p`: `~+` and $PWD are looked up
@@ -1460,6 +1461,8 @@ class ArgvReader:
                 continue
             shown = use.value_word if use.value_word is not None else use.word
             for path in use.flag.paths(use.value):
+                if use.flag.reads == "file-if-slash" and "/" not in path:
+                    continue  # a name (iconv's charset), not a file
                 if special_file(path, ctx.cwd):
                     self.deny(Code.BP403, use.word.span,
                               f"`{spec.display} {use.name}` would read `{path}`, a device or kernel "
@@ -1467,8 +1470,12 @@ class ArgvReader:
                               Effect.HANG, rule=SPECIAL)
                 else:
                     read_values.append(Word(path, shown.span, path))
+                    around.setdefault(use.flag.reads, []).append(read_values[-1])
         if read_values and ctx.cwd is not None:  # `grep -f p` where p is a FIFO (rules/files.py)
             check_special_operands(read_values, ctx)
+        for shape, words in around.items():  # `kubectl -f DIR`: the files under DIR
+            check_around(words, shape, ctx, spec.display)
+        check_around(self.opened(), spec.positionals.shape, ctx, spec.display)
         for word in self.opened():
             if special_operand(word, ctx.cwd):
                 self.deny(Code.BP406, word.span,
