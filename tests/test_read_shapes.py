@@ -120,3 +120,15 @@ def test_an_unknown_shape_fails_at_load(reads):
                                                    "flags": [{"flag": "-x=F", "reads": reads}]}}})
     with pytest.raises(ConfigError, match="files"):
         Policy.from_mapping({"programs": {"tool": {"positionals": {"role": "read", "files": "tree"}}}})
+
+
+@pytest.mark.parametrize("command", ['7z l ./s*.001', '7z l ~+/s.7z.001', '7z l "$PWD/s.7z.001"',
+                                     'pip list --path "$PWD/pp"', "pip list --path ~+/pp",
+                                     "7z t ./s.7z.0?1"])
+def test_globs_and_the_working_directory_are_looked_through_too(tmp_path, command):
+    (tmp_path / "s.7z.001").write_bytes(b"7z")
+    os.mkfifo(tmp_path / "s.7z.002")
+    (tmp_path / "pp" / "x-1.0.dist-info").mkdir(parents=True)
+    os.mkfifo(tmp_path / "pp" / "x-1.0.dist-info" / "METADATA")
+    result = verdict(command, tmp_path)
+    assert not result.allowed and any(d.effect == "hang" for d in result.denials), command

@@ -1533,6 +1533,7 @@ class ArgvReader:
         for use in inv.flags:
             if use.flag.reads and use.value is None and use.value_word not in (None, use.word):
                 read_values.append(use.value_word)  # `grep -f ~+/p`: `~+` and $PWD are looked up
+                around.setdefault(use.flag.reads, []).append(use.value_word)
             if not use.flag.reads or use.value is None:
                 continue
             shown = use.value_word if use.value_word is not None else use.word

@@ -175,14 +175,16 @@ def check_around(words, shape: str, ctx, display: str) -> None:
     if ctx.cwd is None or shape not in ("directory", "siblings"):
         return
     for word in words:
-        if word.value is None or word.value in ("-", "/dev/null"):
-            continue
         for directory in sorted(d for d in ctx.directories() if d is not None):
-            path = os.path.join(directory, word.value)
-            found = _under(path) if shape == "directory" or os.path.isdir(path) else _beside(path)
+            seen = _in_directory(word, directory)  # a glob, or `"$PWD/x"`, as bash expands it there
+            if seen is None or seen.value in ("-", "/dev/null"):
+                continue
+            paths = (glob_matches(directory, seen.text) if seen.value is None
+                     else [os.path.join(directory, seen.value)])
+            found = _around(paths, shape)
             if found is None:
                 ctx.deny(Code.BP601, word.span,
-                         f"`{display}` opens the files under `{word.text}`, more than the checker "
+                         f"`{display}` opens the files around `{word.text}`, more than the checker "
                          f"looks through ({_MAX_ENTRIES})", "name the files it should read",
                          Effect.HANG, rule=SPECIAL)
                 return
@@ -197,6 +199,20 @@ def check_around(words, shape: str, ctx, display: str) -> None:
                          "never ends", "move the special file away, or name the regular files to read",
                          Effect.HANG, rule=SPECIAL)
                 return
+
+
+def _around(paths: list[str] | None, shape: str) -> list[tuple[str, str]] | None:
+    """What each path makes the program open beyond itself that is not a plain
+    file (see check_around); None when there are too many entries to look at."""
+    if paths is None:
+        return None
+    found: list[tuple[str, str]] = []
+    for path in paths:
+        more = _under(path) if shape == "directory" or os.path.isdir(path) else _beside(path)
+        if more is None:
+            return None
+        found += more
+    return found
 
 
 def _under(top: str) -> list[tuple[str, str]] | None:
