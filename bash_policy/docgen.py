@@ -44,8 +44,10 @@ def rules_md() -> str:
     out = ["# Rules", "",
            "Every denial names the rule that produced it (`Denial.rule`, `\"rule\"` in JSON).",
            "Engine rules apply to every program; program rules are named by specs",
-           "(`hook = \"NAME\"`). Generated from the rule registry by `python -m bash_policy.docgen`;",
-           "do not edit by hand. Every example below is run by tests/test_rules.py.", "",
+           "(`hooks = [\"NAME\", …]`, or `hook = \"NAME\"` for one) and found in",
+           "`bash_policy/judge/rules/`. Generated from the rule registry by",
+           "`python -m bash_policy.docgen`; do not edit by hand. Every example below is run by",
+           "tests/test_rules.py.", "",
            "| rule | kind | codes | blocks |", "| --- | --- | --- | --- |"]
     for r in rules:
         out.append(f"| [{r.name}](#{r.name}) | {r.kind} | {', '.join(c.value for c in r.codes)} "
@@ -87,8 +89,10 @@ def _program(spec: CommandSpec, level: int = 2) -> list[str]:
         out += [f"**Denied as a whole** ({spec.denied.effect}): {spec.denied.why}."
                 + (f" Fix: {spec.denied.fix}" if spec.denied.fix else ""), ""]
         return out
-    extra = f"; hook `{spec.hook}`" if spec.hook else ""
-    out += [f"Option style: {spec.style}. Operands: {operands_text(spec)}{extra}.", ""]
+    extra = (f"; hook{'s' if len(spec.hooks) > 1 else ''} " + ", ".join(f"`{h}`" for h in spec.hooks)
+             if spec.hooks else "")
+    parser = f" ({spec.parser})" if spec.parser else ""
+    out += [f"Option style: {spec.style}{parser}. Operands: {operands_text(spec)}{extra}.", ""]
     if spec.modes is not None:
         out += [f"Modes: {modes_text(spec)}.", ""]
     flags = sorted(spec.unique_flags(), key=lambda f: (f.denied is not None, f.names))

@@ -1055,8 +1055,8 @@ class ArgvReader:
         sign = "`-`"
         if spec.plus_options:
             safe, sign = safe and shapes.plus_safe(word, ctx.source), "`-` or `+`"
-        if not word.pathname_only and spec.hook and not rules.get(spec.hook).unknown_operands:
-            ctx.deny_word(word)  # the program's rule reads its operands: they must be known
+        if not word.pathname_only and any(not rules.get(h).unknown_operands for h in spec.hooks):
+            ctx.deny_word(word)  # a rule of the program reads its operands: they must be known
         elif (self.options_done or safe or (spec.harmless and spec.positionals.role == "read")
               or (spec.style == "text" and not spec.flags)):  # test: every word is its expression
             inv.positionals.append(word)
@@ -1157,8 +1157,8 @@ class ArgvReader:
         shape output (no choices, not read by the program's rule), when it
         stays one word."""
         ctx = self.ctx
-        rule = rules.get(self.spec.hook) if self.spec.hook else None
-        read = rule is not None and (rule.reads is None or bool(rule.reads & set(flag.names)))
+        read = any(rule.reads is None or bool(rule.reads & set(flag.names))
+                   for rule in map(rules.get, self.spec.hooks))
         if GLOB in {e.kind for e in holder.expansions}:
             flag_text = holder.prefix[:len(name) + (holder.prefix[len(name):len(name) + 1] == "=")]
             self.deny(Code.BP203, holder.span,
@@ -1410,8 +1410,8 @@ class ArgvReader:
             if self.reads_stdin():
                 self.ctx.reads_stdin = True
             self.check_special_files()
-        if self.spec.hook:
-            self.ctx.run_rule(self.spec.hook, self.inv)
+        for hook in self.spec.hooks:
+            self.ctx.run_rule(hook, self.inv)
 
     def check_modes(self) -> None:
         """Two different modes where the program refuses them (`combine = "error"`):

@@ -3,7 +3,7 @@
 Engine rules are the generic checks every program gets (an unknown flag, a
 writing redirection); program rules are small typed functions, registered
 with `@rule` in the module of the program they serve and named by specs
-(`hook = "git_branch"`).  One registry serves three purposes: spec hook names
+(`hooks = ["git_branch"]`).  One registry serves three purposes: spec hook names
 are validated against it when a spec is built, `Denial.rule` names the rule
 that produced each denial, and docs/rules.md is generated from it.  Every
 rule carries examples that must be denied by it and examples that must pass
@@ -13,6 +13,7 @@ it; tests/test_rules.py runs them all.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -50,9 +51,6 @@ class Rule:
 
 
 RULES: dict[str, Rule] = {}
-# Modules holding program rules, imported together on first lookup.
-_MODULES = ("archives", "awk", "cd", "containers", "files", "find", "gh", "git", "jq", "listing",
-            "npm", "pythonenv", "repository", "sed", "system", "toolchain", "tree", "wrappers")
 _loaded = False
 
 
@@ -94,11 +92,17 @@ def engine_rule(name: str, doc: str, *, codes: Iterable[Code], deny: Iterable[st
     return name
 
 
+def modules() -> list[str]:
+    """The modules of this package, found where it lives: a new rule's module
+    is imported by being there, never by being added to a list."""
+    return sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.ispkg)
+
+
 def load_all() -> dict[str, Rule]:
     """Every rule: importing the program-rule modules registers them."""
     global _loaded
     if not _loaded:
-        for module in _MODULES:
+        for module in modules():
             importlib.import_module(f"{__name__}.{module}")
         from .. import engine  # noqa: F401  (registers the engine rules)
 
