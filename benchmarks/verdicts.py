@@ -1,8 +1,8 @@
 """Every verdict on the corpora, dumped and compared: a refactoring changes none.
 
     python benchmarks/verdicts.py dump OUT.jsonl [--rev REV]
-    python benchmarks/verdicts.py compare BEFORE.jsonl AFTER.jsonl [--text]
-    python benchmarks/verdicts.py diff REV [--text]
+    python benchmarks/verdicts.py compare BEFORE.jsonl AFTER.jsonl [--text] [--renamed R]
+    python benchmarks/verdicts.py diff REV [--text] [--renamed R]
 
 `dump` checks every case of corpora/ (with its `@cwd`), every spec's and
 every rule's examples and every code's example and fixed form with the
@@ -13,7 +13,9 @@ temporary worktree), while the commands and fixture directories are this
 tree's, so a case added since is judged by the old code too.  `compare`
 prints each command whose verdict differs (codes, spans, rules, effects,
 fixes; with `--text` messages and hints too) and exits 1 if any does.
-`diff REV` dumps REV and this tree and compares them.
+`diff REV` dumps REV and this tree and compares them.  `--renamed
+OLD=NEW@RULE[,RULE…]` reads BEFORE's denials of code OLD by those rules as
+NEW (a code given a meaning of its own: BP601=BP603@special_operand,project_files).
 """
 
 from __future__ import annotations
@@ -112,7 +114,7 @@ def _shown(record: dict, keys: tuple[str, ...]) -> tuple:
             json.dumps(record["fix"], sort_keys=True) if "fix" in keys else None)
 
 
-def compare(before: Path, after: Path, text: bool) -> int:
+def compare(before: Path, after: Path, text: bool, renamed: str = "") -> int:
     def load(path: Path) -> dict:
         records = {}
         for line in path.read_text(encoding="utf-8").split("\n")[:-1]:
@@ -121,6 +123,13 @@ def compare(before: Path, after: Path, text: bool) -> int:
         return records
 
     old, new = load(before), load(after)
+    if renamed:
+        codes, _, by = renamed.partition("@")
+        was, _, now = codes.partition("=")
+        for record in old.values():
+            for d in record["denials"]:
+                if d["code"] == was and d["rule"] in by.split(","):
+                    d["code"] = now
     keys = _VERDICT_KEYS + (_TEXT_KEYS if text else ())
     changed = 0
     for key in sorted(set(old) & set(new), key=lambda k: (k[0], k[1] or "")):
@@ -141,19 +150,24 @@ def compare(before: Path, after: Path, text: bool) -> int:
 def main(argv: list[str]) -> int:
     text = "--text" in argv
     argv = [a for a in argv if a != "--text"]
+    renamed = ""
+    if "--renamed" in argv[:-1]:
+        at = argv.index("--renamed")
+        renamed = argv[at + 1]
+        del argv[at:at + 2]
     if len(argv) == 2 and argv[0] == "dump":
         return dump(Path(argv[1]).resolve())
     if len(argv) == 4 and argv[0] == "dump" and argv[2] == "--rev":
         _dump_at(argv[3], Path(argv[1]).resolve())
         return 0
     if len(argv) == 3 and argv[0] == "compare":
-        return compare(Path(argv[1]), Path(argv[2]), text)
+        return compare(Path(argv[1]), Path(argv[2]), text, renamed)
     if len(argv) == 2 and argv[0] == "diff":
         with tempfile.TemporaryDirectory() as tmp:
             before, after = Path(tmp) / "before.jsonl", Path(tmp) / "after.jsonl"
             _dump_at(argv[1], before)
             dump(after)
-            return compare(before, after, text)
+            return compare(before, after, text, renamed)
     print(__doc__, file=sys.stderr)
     return 2
 

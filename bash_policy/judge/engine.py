@@ -910,7 +910,7 @@ PROJECT_FILES = engine_rule("project_files", """Project files a program reads by
     cargo reads Cargo.toml, npm package.json, go go.mod in the directory it
     runs in or above it; a committed `Cargo.toml -> /dev/zero` or a FIFO
     from an archive never ends (red team RT3: cargo metadata hung).""",
-    codes=[Code.BP601], deny=[], allow=["cargo --version"],
+    codes=[Code.BP603], deny=[], allow=["cargo --version"],
     untestable="needs a directory holding a special project file: tests/test_special_files.py")
 
 
@@ -923,7 +923,7 @@ def _special_project_file(spec: CommandSpec, program: Word, ctx: Context) -> boo
                 what = on_disk(os.path.join(directory, name))
                 if what is None:
                     continue
-                ctx.deny(Code.BP601, program.span,
+                ctx.deny(Code.BP603, program.span,
                          f"`{spec.display}` reads {os.path.join(directory, name)}, which is "
                          f"{'a link to standard input' if what == 'stdin' else what}: reading it "
                          "blocks or never ends", "make it a regular file, or leave plan mode",
@@ -1459,6 +1459,13 @@ class ArgvReader:
             operands = operands[1:]
         return [one for word in operands for one in shapes.instances(word, ctx.source, ctx.variables)]
 
+    def looked_up(self) -> list[Word]:
+        """The operands the program may open that are looked up on disk: not
+        those under /dev, /proc or /sys, which `check_special_files` denies
+        by their name (one denial for one cause: `cat /dev/zero` is BP406,
+        never BP603 as well)."""
+        return [word for word in self.opened() if not special_operand(word, self.ctx.cwd)]
+
     def check_positionals(self) -> None:
         spec, inv, ctx, appended = self.spec, self.inv, self.ctx, self.appended
         pos = inv.positionals
@@ -1502,7 +1509,7 @@ class ArgvReader:
                       f"drop `{pos[0].text}`", rule=OPERANDS)
             return
         if role == "read" and pos and ctx.cwd is not None:
-            check_special_operands(self.opened(), ctx)  # FIFOs and devices (rules/files.py)
+            check_special_operands(self.looked_up(), ctx)  # FIFOs and devices (rules/files.py)
         limit = spec.positionals.max
         if limit is None:
             return
@@ -1552,7 +1559,7 @@ class ArgvReader:
             check_special_operands(read_values, ctx)
         for shape, words in around.items():  # `kubectl -f DIR`: the files under DIR
             check_around(words, shape, ctx, spec.display)
-        check_around(self.opened(), spec.positionals.shape, ctx, spec.display)
+        check_around(self.looked_up(), spec.positionals.shape, ctx, spec.display)
         for word in self.opened():
             if special_operand(word, ctx.cwd):
                 self.deny(Code.BP406, word.span,

@@ -32,7 +32,7 @@ _PWD_TILDE = re.compile(r"~(?:\+0?|0|-0)(?=/|\Z)")
 
 SPECIAL = engine_rule("special_operand", """Read operands that resolve to a FIFO, socket or device instead of a file.
     Reading one blocks or never ends, and a symlink in the repository can point there.""",
-    codes=[Code.BP601], deny=[], allow=["head -n 5 README.md"],
+    codes=[Code.BP603], deny=[], allow=["head -n 5 README.md"],
     untestable="needs a directory holding a FIFO or a device symlink: tests/test_special_files.py")
 
 
@@ -157,7 +157,7 @@ def _check_path(word, path: str, ctx) -> bool:
         return False
     real = resolve(path)
     target = f" (it resolves to {real})" if real != os.path.normpath(path) else ""
-    ctx.deny(Code.BP601, word.span,
+    ctx.deny(Code.BP603, word.span,
              f"`{word.text}` is {what}{target}: reading it blocks or never ends",
              "read a regular file; look at what the name is with `ls -l` or `stat`",
              Effect.HANG, rule=SPECIAL)
@@ -183,7 +183,7 @@ def check_around(words, shape: str, ctx, display: str) -> None:
                      else [os.path.join(directory, seen.value)])
             found = _around(paths, shape)
             if found is None:
-                ctx.deny(Code.BP601, word.span,
+                ctx.deny(Code.BP603, word.span,
                          f"`{display}` opens the files around `{word.text}`, more than the checker "
                          f"looks through ({_MAX_ENTRIES})", "name the files it should read",
                          Effect.HANG, rule=SPECIAL)
@@ -193,7 +193,7 @@ def check_around(words, shape: str, ctx, display: str) -> None:
                     ctx.reads_stdin = True
                     continue
                 where = "under" if shape == "directory" else "beside"
-                ctx.deny(Code.BP601, word.span,
+                ctx.deny(Code.BP603, word.span,
                          f"`{display}` opens the files {where} `{word.text}`, and "
                          f"`{os.path.relpath(entry, directory)}` is {what}: reading it blocks or "
                          "never ends", "move the special file away, or name the regular files to read",
@@ -292,7 +292,7 @@ def _check_glob(word, pattern: str, directory: str, ctx) -> bool:
         if what == "stdin":
             ctx.reads_stdin = True
         elif what is not None:
-            ctx.deny(Code.BP601, word.span,
+            ctx.deny(Code.BP603, word.span,
                      f"`{word.text}` matches `{os.path.relpath(path, directory)}`, which is "
                      f"{what}: reading it blocks or never ends",
                      "name the regular files to read, or narrow the pattern",
