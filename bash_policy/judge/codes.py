@@ -331,10 +331,3 @@ _TABLE: tuple[CodeInfo, ...] = (
 )
 CODES: dict[str, CodeInfo] = {c.code: c for c in _TABLE}
 assert set(CODES) == {c.value for c in Code}, "every code has one entry in the table"
-
-
-def code_for(name: str) -> CodeInfo:
-    for c in CODES.values():
-        if c.name == name:
-            return c
-    raise KeyError(name)
