@@ -343,9 +343,9 @@ def test_print_config_names_the_installed_executable_and_the_printed_command_run
     group = config["hooks"][record.event][0]
     assert group["matcher"] == "|".join(record.gated)
     command = group["hooks"][0]["command"]
-    assert command.startswith("/") and command.endswith(" || exit 2")
+    assert command.startswith("/") and command.endswith(f" || {record.fallback}")
     assert f"hook {harness} --always --plan-file 'docs/p*.md'" in command
-    raw = fixture(harness, "bash_denied" if harness == "claude-code" else "shell_denied")
+    raw = fixture(harness, "shell_denied" if harness == "gemini" else "bash_denied")
     bare = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/")}  # no venv on PATH
     proc = subprocess.run(["sh", "-c", command], input=raw, capture_output=True, text=True, env=bare)
     assert proc.returncode == 0 and '"deny"' in proc.stdout, proc.stderr

@@ -161,10 +161,15 @@ def executable() -> str:
     or failing that `python -m bash_policy`: a hook must not depend on the
     client's PATH (a bare name that is not found exits 127, which Claude Code
     treats as a non-blocking error, so every call would go through)."""
+    return shlex.join(executable_argv())
+
+
+def executable_argv() -> list[str]:
+    """executable() as words, for clients that spawn it without a shell."""
     beside = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "bash-policy")
     if os.access(beside, os.X_OK):
-        return shlex.quote(beside)
-    return shlex.join([os.path.abspath(sys.executable), "-m", "bash_policy"])
+        return [beside]
+    return [os.path.abspath(sys.executable), "-m", "bash_policy"]
 
 
 def option_words(opts: Options) -> list[str]:
@@ -181,10 +186,11 @@ def option_words(opts: Options) -> list[str]:
 
 def settings_snippet(harness: Harness, opts: Options, command: str | None = None) -> str:
     """The settings fragment that installs the hook with these options.  The
-    command ends in `|| exit 2` so that a hook that cannot even start (the
-    executable moved, a broken interpreter) blocks instead of passing."""
+    command ends in `|| exit 2` (or the harness's fallback) so that a hook
+    that cannot even start (the executable moved, a broken interpreter)
+    blocks instead of passing."""
     words = shlex.join([harness.name, *option_words(opts)])
-    hook_command = f"{command or executable()} hook {words} || exit 2"
+    hook_command = f"{command or executable()} hook {words} || {harness.fallback}"
     hook = {"type": "command", "command": hook_command, **harness.hook_fields}
     entry = {harness.event: [{"matcher": "|".join(harness.gated), "hooks": [hook]}]}
     return json.dumps({"hooks": entry}, indent=2)

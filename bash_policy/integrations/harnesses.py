@@ -8,13 +8,15 @@ to and how the user leaves plan mode.  The hook adapter and the gate's tool
 table both read these records; nothing branches on which client it is.
 
 Facts checked against the clients' hook references and by running them
-(tests/e2e): Claude Code 2.1.197 and 2.1.332, Gemini CLI 0.61.0.
+(tests/e2e): Claude Code 2.1.197 and 2.1.332, Gemini CLI 0.61.0, Qwen Code
+0.24.4 (its hook runner and scheduler read in the 0.24.4 package).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +38,8 @@ class Harness:
     hook_fields: Mapping[str, Any]  # extra keys of the snippet's hook entry
     plan_files: Callable[[Mapping[str, Any], Mapping[str, str]], tuple[str, ...]]  # (event, env)
     way_out: Callable[[Mapping[str, str], bool], str]  # (env, plan mode is the client's own)
+    # The snippet's shell text after `||`, for a hook that cannot start or dies.
+    fallback: str = "exit 2"
 
     @property
     def gated(self) -> tuple[str, ...]:
@@ -94,6 +98,12 @@ def _gemini_way_out(env: Mapping[str, str], own_plan_mode: bool) -> str:
             "can run /hooks disable bash-policy, or remove it from .gemini/settings.json")
 
 
+def _pretooluse_answer(action: str, reason: str) -> dict[str, Any]:
+    """Claude Code's PreToolUse decision, which Qwen Code reads as well."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": action,
+                                   "permissionDecisionReason": reason}}
+
+
 CLAUDE_CODE = Harness(
     name="claude-code",
     client="Claude Code",
@@ -110,9 +120,7 @@ CLAUDE_CODE = Harness(
     },
     mode=("permission_mode", "plan"),
     cwd_keys=(),
-    answer=lambda action, reason: {"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": action,
-        "permissionDecisionReason": reason}},
+    answer=_pretooluse_answer,
     no_opinion="",
     hook_fields={},
     plan_files=_claude_plan_file,
@@ -143,4 +151,52 @@ GEMINI = Harness(
     way_out=_gemini_way_out,
 )
 
-HARNESSES: dict[str, Harness] = {h.name: h for h in (CLAUDE_CODE, GEMINI)}
+def _qwen_plan_file(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
+    """The plan file Qwen Code keeps for this session: <QWEN_HOME or
+    ~/.qwen>/plans/<session_id>.md (its exit_plan_mode saves the plan there;
+    a configured plansDirectory is not in the event, --plan-file names it).
+    A session id that is not a plain name gives none."""
+    session = event.get("session_id")
+    home = env.get("QWEN_HOME") or (os.path.join(env["HOME"], ".qwen") if env.get("HOME") else "")
+    if not isinstance(session, str) or not re.fullmatch(r"[A-Za-z0-9_-]+", session):
+        return ()
+    return (os.path.join(home, "plans", f"{session}.md"),) if os.path.isabs(home) and "\0" not in home else ()
+
+
+def _qwen_way_out(env: Mapping[str, str], own_plan_mode: bool) -> str:
+    if not own_plan_mode:
+        return ("the bash-policy hook enforces plan mode in every session (--always); "
+                "the user can remove it from the Qwen Code settings")
+    return ("approve the plan through exit_plan_mode, or switch the approval mode with Shift+Tab or "
+            "/approval-mode default; a `qwen -p` run: run again without --approval-mode plan")
+
+
+# Qwen Code's PreToolUse hook runs after its own plan-mode shell classifier
+# and approval, so it gates what they let through; exit 2 with stderr text
+# blocks, and 0.24.4 reads no updatedInput from PreToolUse (no rewriting).
+QWEN = Harness(
+    name="qwen",
+    client="Qwen Code",
+    event="PreToolUse",
+    tools={
+        **{tool: ("shell", "command") for tool in ("run_shell_command", "monitor")},
+        **{tool: ("edit", "file_path") for tool in ("write_file", "edit")},
+        "notebook_edit": ("edit", "notebook_path"),
+        "read_file": ("read", "file_path"),
+        **{tool: ("search", None) for tool in ("glob", "grep_search", "list_directory")},
+        "exit_plan_mode": ("plan_exit", None),
+        "enter_plan_mode": ("plan_enter", None),
+    },
+    mode=("permission_mode", "plan"),
+    cwd_keys=("directory",),
+    answer=_pretooluse_answer,
+    no_opinion="",
+    hook_fields={"timeout": 30},  # seconds; a hook that times out lets the call run
+    plan_files=_qwen_plan_file,
+    way_out=_qwen_way_out,
+    # Exit 2 blocks only with text on stderr (with none the call runs, 0.24.4
+    # tried); a shell need not print anything for a hook killed by a signal.
+    fallback="{ echo 'bash-policy hook qwen did not run; the tool call is blocked' >&2; exit 2; }",
+)
+
+HARNESSES: dict[str, Harness] = {h.name: h for h in (CLAUDE_CODE, GEMINI, QWEN)}
