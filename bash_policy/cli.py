@@ -66,6 +66,7 @@ def build_parser(wanted: str | None = None) -> Parser:
     own parser is built (anything else, such as --help, gets them all)."""
     from . import __version__
     from .integrations.harnesses import HARNESSES
+    from .integrations.plugins import PLUGINS
 
     config = Parser(add_help=False)
     config.add_argument("--config", metavar="FILE",
@@ -121,9 +122,10 @@ def build_parser(wanted: str | None = None) -> Parser:
                    help="corpus files, or directories whose *.txt files are read recursively "
                         "(default: corpora)")
 
-    p = add("hook", cmd_hook, "answer a Claude Code PreToolUse or Gemini CLI BeforeTool event "
-                              "on stdin (docs/integrations.md)", (config,))
-    p.add_argument("harness", choices=sorted(HARNESSES))
+    p = add("hook", cmd_hook, "answer a Claude Code or Qwen Code PreToolUse or Gemini CLI BeforeTool "
+                              "event on stdin, or print the OpenCode plugin or pi extension "
+                              "(docs/integrations.md)", (config,))
+    p.add_argument("harness", choices=sorted([*HARNESSES, *PLUGINS]))
     p.add_argument("--always", action="store_true",
                    help="enforce plan mode whatever the session's mode (Gemini CLI's events "
                         "carry no mode, so there it always applies)")
@@ -136,8 +138,14 @@ def build_parser(wanted: str | None = None) -> Parser:
                         "$GEMINI_PLANS_DIR/*.md)")
     p.add_argument("--way-out", metavar="TEXT", help="how the user leaves plan mode, named in "
                                                      "every denial")
+    p.add_argument("--agent", action="append", default=[], metavar="NAME",
+                   help="opencode: an agent whose bash calls are checked (repeatable; default: plan)")
+    p.add_argument("--no-confine", action="store_true",
+                   help="opencode, pi: leave allowed commands as they are instead of running them "
+                        "under `bash-policy run`")
     p.add_argument("--print-config", action="store_true",
-                   help="print the settings snippet that installs this hook")
+                   help="print the settings snippet that installs this hook (opencode, pi: the "
+                        "plugin file)")
 
     p = add("serve", cmd_serve, "check commands sent as JSON lines on stdin, one verdict a line",
             (config, cwd))
@@ -308,7 +316,13 @@ def cmd_test(args) -> int:
 def cmd_hook(args) -> int:
     from .integrations import adapters
     from .integrations.harnesses import HARNESSES
+    from .integrations.plugins import PLUGINS
 
+    if args.harness in PLUGINS:
+        return _print_plugin(args, PLUGINS[args.harness])
+    if args.agent or args.no_confine:
+        raise UsageError("bash-policy hook", f"--agent and --no-confine are for opencode and pi, "
+                                             f"not {args.harness}")
     harness = HARNESSES[args.harness]
     opts = adapters.Options(always=args.always, allow_readonly=args.allow_readonly,
                             plan_files=args.plan_file, way_out=args.way_out, config=args.config)
@@ -317,6 +331,32 @@ def cmd_hook(args) -> int:
         _emit(adapters.settings_snippet(harness, opts))
         return 0
     return adapters.main(harness, opts)
+
+
+def _print_plugin(args, plugin) -> int:
+    """The plugin file: these are settings of the file, not a hook command."""
+    from .integrations.adapters import executable_argv
+    from .integrations.plugins import render
+
+    prog = f"bash-policy hook {plugin.name}"
+    if not args.print_config:
+        raise UsageError(prog, f"{plugin.client} runs bash-policy as a plugin, not as a command hook: "
+                               f"`{prog} --print-config` prints the file to install")
+    unused = [flag for flag, given in (("--always", args.always), ("--allow-readonly", args.allow_readonly),
+                                       ("--plan-file", args.plan_file),
+                                       ("--agent", args.agent and plugin.name != "opencode")) if given]
+    if unused:
+        raise UsageError(prog, f"{', '.join(unused)} does not apply to {plugin.client}")
+    serve = [*executable_argv(), "serve"]
+    if args.config:
+        serve += ["--config", os.path.abspath(args.config)]
+    settings: dict[str, Any] = {"command": serve, "confine": not args.no_confine}
+    if args.agent:
+        settings["agents"] = args.agent
+    if args.way_out is not None:
+        settings["wayOut"] = args.way_out
+    _emit(render(plugin, settings))
+    return 0
 
 
 def cmd_serve(args) -> int:
