@@ -8,7 +8,9 @@ from shared parents and every subcommand finds its policy with the same
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -150,13 +152,29 @@ def build_parser(wanted: str | None = None) -> Parser:
     p = add("serve", cmd_serve, "check commands sent as JSON lines on stdin, one verdict a line",
             (config, cwd))
 
-    p = add("run", cmd_run, "check COMMAND, then run it in a hardened bash only if allowed",
-            (config, cwd), "%(prog)s [-h] [--config FILE] [--cwd DIR] [--timeout SECONDS] "
-                           "[--max-output BYTES] [--] COMMAND")
+    p = add("run", cmd_run, "check COMMAND, then run it in a hardened bash, confined by the kernel, "
+                            "only if allowed", (config, cwd),
+            "%(prog)s [-h] [--config FILE] [--cwd DIR] [--timeout SECONDS] "
+            "[--max-output BYTES] [--confine MODE] [--] COMMAND")
     # Defaults filled in by cmd_run, so that other subcommands need not import the runner.
     p.add_argument("--timeout", type=_positive(float), metavar="SECONDS")
     p.add_argument("--max-output", type=_positive(int), metavar="BYTES")
+    p.add_argument("--confine", choices=("auto", "required", "off"), metavar="MODE",
+                   help="auto: confine wherever the kernel offers it; required: refuse to run "
+                        "(exit 126) without full confinement; off: never (default: the config's "
+                        "`confine`, else auto)")
     p.add_argument("command", **command)
+
+    p = add("confine", cmd_confine, "run a program under the kernel sandbox alone, without the "
+            "static check: not a plan-mode gate by itself (it does not judge the command; it "
+            "makes every write, network use and signal outside fail)", (cwd,),
+            "%(prog)s [-h] [--cwd DIR] [--timeout SECONDS] -- PROGRAM [ARG...]")
+    p.add_argument("--timeout", type=_positive(float), metavar="SECONDS",
+                   help="kill the program and all it started after this long (default: no limit)")
+    p.add_argument("argv", nargs=argparse.REMAINDER, metavar="PROGRAM")
+
+    p = add("doctor", cmd_doctor, "say which confinement this machine offers, and why not")
+    p.add_argument("--json", action="store_true", help="print JSON")
     return top if wanted is None or wanted in names else build_parser()
 
 
@@ -381,10 +399,17 @@ def cmd_run(args) -> int:
     command = _command(args)
     timeout, max_output = args.timeout or DEFAULT_TIMEOUT, args.max_output or DEFAULT_MAX_OUTPUT
     result = run(command, cwd=args.cwd, policy=_policy(args), timeout=timeout,
-                 max_output=max_output)
+                 max_output=max_output, confine=args.confine)
+    if result.refused:
+        print(f"bash-policy: not run: confinement is required here, but {result.refused}",
+              file=sys.stderr)
+        return DENIED_EXIT
     if not result.ran:
         print(f"bash-policy: not run: {text(result.verdict)}", file=sys.stderr)
         return DENIED_EXIT
+    for note in result.verdict.notes:
+        if note.startswith(("ran unconfined", "confined, except")):
+            print(f"bash-policy: {note}", file=sys.stderr)
     try:
         sys.stdout.buffer.write(result.stdout)
         sys.stdout.flush()
@@ -399,6 +424,47 @@ def cmd_run(args) -> int:
         return TIMEOUT_EXIT
     code = result.returncode or 0
     return 128 - code if code < 0 else code
+
+
+def cmd_confine(args) -> int:
+    from . import confine
+    from .integrations.runner import DENIED_EXIT, TIMEOUT_EXIT
+
+    argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+    if not argv:
+        raise UsageError("bash-policy confine", "no program given (bash-policy confine -- PROGRAM ...)")
+    # A terminal is never handed to the sandbox: input from one becomes /dev/null,
+    # output to one is relayed through pipes (TIOCSTI, terminal modes).
+    stdin = subprocess.DEVNULL if os.isatty(0) else 0
+    try:
+        outcome = confine.run(argv, cwd=args.cwd, timeout=args.timeout, stdin=stdin, relay=(1, 2))
+    except confine.ConfinementError as error:
+        print(f"bash-policy confine: not run: {error}", file=sys.stderr)
+        return DENIED_EXIT
+    except FileNotFoundError as error:
+        print(f"bash-policy confine: {argv[0]}: {error.strerror}", file=sys.stderr)
+        return 127
+    if outcome.timed_out:
+        print(f"bash-policy confine: stopped after {args.timeout:g}s", file=sys.stderr)
+        return TIMEOUT_EXIT
+    return 128 - outcome.returncode if outcome.returncode < 0 else outcome.returncode
+
+
+def cmd_doctor(args) -> int:
+    from .confine import probe
+
+    found = probe()
+    if args.json:
+        _emit(json.dumps({"confinement": found.to_dict()}, indent=2))
+        return 0
+    state = "complete" if found.complete else "partial" if found.available else "unavailable"
+    lines = [f"confinement: {state} ({found.describe()})"]
+    lines += [f"  not enforced: {gap}" for gap in found.gaps()]
+    if found.available:
+        lines.append("  `bash-policy run` confines every allowed command (config `confine`: "
+                     "auto, required, off)")
+    _emit("\n".join(lines))
+    return 0
 
 
 # -- entry point ---------------------------------------------------------------
