@@ -210,3 +210,21 @@ def test_a_command_that_is_not_a_string_is_denied():
 def test_the_documented_client_is_the_shipped_file():
     docs = (Path(__file__).resolve().parent.parent / "docs" / "integrations.md").read_text()
     assert CLIENT.read_text().strip() in docs
+
+
+def test_warm_starts_the_server_before_the_first_check(tmp_path):
+    starts = tmp_path / "starts"
+    server = fake_server(f"""
+        import sys
+        with open({str(starts)!r}, "a") as f: f.write("start\\n")
+        sys.stdin.read()
+    """)
+    out = node(f"""
+        const policy = new BashPolicy({{ command: {json.dumps(server)}, timeoutMs: 300 }});
+        policy.warm();
+        await new Promise((done) => setTimeout(done, 1000));
+        policy.warm();  // already running: no second server
+        return await policy.check("ls");  // the warmed server gets it, and never answers
+    """)
+    assert starts.read_text() == "start\n"
+    denied_because(out, "did not answer within 300 ms")

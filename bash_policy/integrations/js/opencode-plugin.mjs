@@ -84,6 +84,7 @@ export const BashPolicyPlanMode = async (context, options) => {
       try {
         const agent = output?.message?.agent ?? input?.agent;
         if (typeof input?.sessionID === "string" && typeof agent === "string") agentOf.set(input.sessionID, agent);
+        if (gatedBecause(input?.sessionID) !== null) policy.warm();
       } catch {
         // never fail a prompt; an unknown agent is gated anyway
       }

@@ -88,11 +88,13 @@ export default function bashPolicyPlanMode(pi) {
     description: "Toggle plan mode: read-only bash (bash-policy), writes only to the plan",
     handler: async (_args, ctx) => {
       planning = !planning;
+      if (planning) policy.warm();
       ctx.ui?.notify?.(planning ? "Plan mode on (bash-policy)." : "Plan mode off.");
     },
   });
   pi.on("session_start", async () => {
     if (pi.getFlag("plan") === true) planning = true;
+    if (planning) policy.warm();
   });
   pi.on("session_shutdown", async () => policy.close());
 

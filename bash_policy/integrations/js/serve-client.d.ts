@@ -30,6 +30,8 @@ export declare class BashPolicy {
   constructor(options?: Options);
   /** Never rejects: any failure resolves to a denial. `extra`: request fields such as { text: true, run: true }. */
   check(command: string, cwd?: string, extra?: Record<string, unknown>): Promise<Verdict>;
+  /** Start the server now, ahead of the first check. */
+  warm(): void;
   close(): void;
 }
 

@@ -51,6 +51,12 @@ export class BashPolicy {
     });
   }
 
+  // Start the server ahead of the first check (its start-up then overlaps
+  // the model's turn); a failure shows at the next check.
+  warm() {
+    if (this.server === null || this.server.failure !== null) this.server = this.start();
+  }
+
   close() {
     const server = this.server;
     this.server = null;
