@@ -201,3 +201,25 @@ def test_the_pi_extension_outside_plan_mode_and_with_a_missing_checker(tmp_path)
     out = run_plugin(tmp_path, missing, PI % {"flag": "true", "cwd": json.dumps(str(tmp_path))})
     for key in ("denied", "allowed"):
         assert "BP107" in out[key]["result"]["reason"] and "could not check" in out[key]["result"]["reason"]
+
+
+@needs_node
+def test_the_opencode_plugin_judges_by_the_sessions_config_not_the_workdirs(tmp_path):
+    vendored = tmp_path / "vendor" / "x"
+    (vendored / ".git").mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    (vendored / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
+    out = run_plugin(tmp_path, printed("opencode"), f"""
+        const plugin = await mod.BashPolicyPlanMode({{ directory: {json.dumps(str(tmp_path))} }});
+        await plugin["chat.message"]({{ sessionID: "p" }}, {{ message: {{ agent: "plan" }} }});
+        const output = {{ args: {{ command: "tokei src", workdir: "vendor/x" }} }};
+        try {{
+          await plugin["tool.execute.before"]({{ tool: "bash", sessionID: "p" }}, output);
+          return output.args.command;
+        }} catch (error) {{
+          return error.message;
+        }} finally {{
+          await plugin.dispose();
+        }}
+    """)
+    assert "BP300" in out and "tokei" in out

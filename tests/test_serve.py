@@ -147,3 +147,27 @@ def test_a_failure_anywhere_after_the_line_was_read_keeps_its_id(monkeypatch):
     monkeypatch.setattr(serve_module.os.path, "isdir", boom)
     assert exchange(json.dumps({"id": 7, "command": "ls"})) == [
         {"id": 7, "error": "internal error: OSError: disk on fire"}]
+
+
+def test_config_from_picks_the_governing_config_and_run_names_it(tmp_path):
+    """A harness whose commands run in another directory than its session
+    (OpenCode's workdir) has the session's config govern, not one that a
+    repository cloned below it ships; `run` then judges by the same."""
+    session, vendored = tmp_path / "project", tmp_path / "project" / "vendor" / "x"
+    (vendored / ".git").mkdir(parents=True)
+    (session / ".git").mkdir()
+    (vendored / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
+    ask = {"command": "tokei src", "cwd": str(vendored), "run": True}
+    own, governed = exchange(json.dumps({"id": 1, **ask}),
+                             json.dumps({"id": 2, **ask, "config_from": str(session)}))
+    assert own["verdict"]["allowed"] is True
+    assert governed["verdict"]["allowed"] is False and "run" not in governed
+    (session / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
+    [named] = exchange(json.dumps({"id": 3, **ask, "config_from": str(session)}))
+    assert named["run"].endswith(f"run --config {session / 'bash-policy.toml'} -- 'tokei src'")
+    (session / "bash-policy.toml").unlink()
+    (vendored / "bash-policy.toml").write_text("")  # allows what the defaults allow, and differs
+    [mismatch] = exchange(json.dumps({"id": 4, **ask, "command": "ls", "config_from": str(session)}))
+    assert "not by the built-in policy" in mismatch["error"]
+    [bad] = exchange(json.dumps({"id": 5, **ask, "config_from": 3}))
+    assert "config_from" in bad["error"]

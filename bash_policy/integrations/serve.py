@@ -9,7 +9,10 @@ client can pair an answer whose id is null (a line that was not a JSON
 object) with its oldest open request.  A request's `cwd` is where the
 command runs and also selects the config that governs that directory
 (unless the server was started with --config); without one, the server's
---cwd is used.  Two opt-in fields serve the shipped plugins:
+--cwd is used; `config_from`, when given, names the directory whose config
+governs instead (a harness's session directory, so that a config shipped
+by a repository cloned below it is not read).  Two opt-in fields serve the
+shipped plugins:
 `"text": true` adds the verdict as `bash-policy check` prints it, and
 `"run": true` adds, for an allowed command, the shell text that runs it
 under `bash-policy run` (wrapping.run_command), for clients that may
@@ -85,8 +88,16 @@ def _answer(request: dict, policies: Policies) -> dict:
     cwd = os.path.join(policies.cwd, cwd)
     if not os.path.isdir(cwd):
         return {"id": ident, "error": f"cwd {cwd!r} is not a directory"}
+    governed = request.get("config_from", cwd)
+    if not isinstance(governed, str) or "\0" in governed:
+        return {"id": ident, "error": "config_from must be a string naming a directory"}
+    governed = os.path.join(policies.cwd, governed)
+    if not os.path.isdir(governed):
+        return {"id": ident, "error": f"config_from {governed!r} is not a directory"}
     try:
-        verdict = check(command, policies.for_directory(cwd), cwd=cwd)
+        verdict = check(command, policies.for_directory(governed), cwd=cwd)
+        wrap = request.get("run") is True and verdict.allowed
+        run_config = (policies.config or _run_config(governed, cwd)) if wrap else None
     except ConfigError as error:
         return {"id": ident, "error": str(error)}
     response: dict[str, Any] = {"id": ident, "verdict": verdict.to_dict()}
@@ -94,12 +105,29 @@ def _answer(request: dict, policies: Policies) -> dict:
         from ..render import text
 
         response["text"] = text(verdict)
-    if request.get("run") is True and verdict.allowed:
+    if wrap:
         from .adapters import executable
         from .wrapping import run_command
 
-        response["run"] = run_command(command, executable=executable(), config=policies.config)
+        response["run"] = run_command(command, executable=executable(), config=run_config)
     return response
+
+
+def _run_config(governed: str, cwd: str) -> str | None:
+    """The --config that makes `bash-policy run`, started in `cwd`, judge by
+    the policy of `governed` (a harness's session directory): that one's
+    file, or none when `cwd` finds the same by itself.  Raises ConfigError
+    when `cwd` has a config of its own and the session has the built-in
+    policy, which no --config names."""
+    from ..judge.policy import ConfigError, find_config
+
+    session, own = find_config(governed), find_config(cwd)
+    if session is not None:
+        return str(session) if own != session else None
+    if own is not None:
+        raise ConfigError(f"{cwd} is governed by {own}, not by the built-in policy of {governed}; "
+                          "the command is not run there")
+    return None
 
 
 def serve(stdin: IO[str], stdout: IO[str], policies: Policies) -> int:

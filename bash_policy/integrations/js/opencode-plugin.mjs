@@ -107,7 +107,8 @@ export const BashPolicyPlanMode = async (context, options) => {
       const command = args?.command;
       const workdir = typeof args?.workdir === "string" && args.workdir !== "" ? args.workdir : directory;
       const cwd = isAbsolute(workdir) ? workdir : resolve(directory, workdir);
-      const verdict = await policy.check(command, cwd, { text: true, run: settings.confine });
+      // The session's directory picks the config: not one a repository cloned below it ships.
+      const verdict = await policy.check(command, cwd, { text: true, run: settings.confine, config_from: directory });
       if (!verdict.allowed) {
         const note = verdict.error === undefined ? NOTE : FAILED;
         throw new Error(`${note} (Checked because this session runs ${why}.)\n${denialMessage(verdict, settings.wayOut)}`);
