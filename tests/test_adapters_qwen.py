@@ -19,7 +19,10 @@ FIELDS = {"session_id", "transcript_path", "cwd", "hook_event_name", "timestamp"
 
 
 def fixture(name: str, **tool_input) -> str:
-    event = json.loads((FIXTURES / f"{name}.json").read_text())
+    """The recorded event, its project directory made one that exists here
+    (the hooks refuse a cwd that does not)."""
+    text = (FIXTURES / f"{name}.json").read_text().replace("/home/user/project", str(FIXTURES))
+    event = json.loads(text)
     event["tool_input"].update(tool_input)
     return json.dumps(event)
 
@@ -111,3 +114,10 @@ def test_the_snippet_blocks_with_a_reason_when_the_hook_dies(tmp_path):
     command = snippet["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     proc = subprocess.run(["sh", "-c", command], input=fixture("bash_denied"), capture_output=True, text=True)
     assert proc.returncode == 2 and "the tool call is blocked" in proc.stderr, proc
+
+
+@pytest.mark.parametrize("mode", ["planning", None, 3])
+def test_a_mode_it_cannot_classify_is_plan_mode(mode):
+    raw = json.loads(fixture("bash_denied"))
+    raw["permission_mode"] = mode
+    assert qwen(json.dumps(raw))[0] == "deny"

@@ -61,8 +61,8 @@ def test_the_printed_settings_name_this_installation(tmp_path, monkeypatch):
     ["hook", "opencode"],  # a plugin, not a command hook
     ["hook", "pi", "--print-config", "--agent", "plan"],
     ["hook", "opencode", "--print-config", "--always"],
-    ["hook", "qwen", "--print-config", "--no-confine"],
-    ["hook", "claude-code", "--agent", "plan"],
+    ["hook", "qwen", "--print-config", "--agent", "plan"],
+    ["hook", "pi", "--print-config", "--rewrite"],
 ])
 def test_options_that_do_not_apply_are_usage_errors(argv):
     assert cli_main(argv) == 2

@@ -71,3 +71,25 @@ def test_readme_confinement_example_is_what_the_cli_prints(tmp_path):
                               cwd=tmp_path, env={**os.environ, "PATH": path, "NO_COLOR": "1"})
         assert (proc.stdout + proc.stderr).rstrip("\n") == expected.rstrip("\n")
     assert not (tmp_path / "canary").exists()
+
+
+def _shown(prompt: str) -> tuple[str, str]:
+    """The command after `$ ` in a README block starting with `prompt`, and the output shown."""
+    block = re.search(r"```\n\$ (" + re.escape(prompt) + r"[^\n]*)\n(.*?)\n```", README, re.S)
+    assert block, prompt
+    return block[1], block[2]
+
+
+def test_readme_fix_and_audit_examples_are_what_the_cli_prints():
+    """Run as shown, from the repository root, with the CLI of this checkout."""
+    import os
+    import subprocess
+    import sys
+
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+    for prompt in ("bash-policy check --fix", "bash-policy audit"):
+        command, shown = _shown(prompt)
+        proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, cwd=ROOT,
+                              env={**os.environ, "PATH": path, "NO_COLOR": "1"})
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.rstrip("\n") == shown

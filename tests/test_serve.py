@@ -171,3 +171,13 @@ def test_config_from_picks_the_governing_config_and_run_names_it(tmp_path):
     assert "not by the built-in policy" in mismatch["error"]
     [bad] = exchange(json.dumps({"id": 5, **ask, "config_from": 3}))
     assert "config_from" in bad["error"]
+def test_the_echo_of_an_oversized_command_is_cut():
+    from bash_policy.integrations.serve import ECHO, Policies, answer
+
+    command = "rg " + "x" * 50_000
+    verdict = answer(json.dumps({"id": 1, "command": command}), Policies())["verdict"]
+    assert verdict["command"] == command[:ECHO] + "…" and verdict["command_length"] == len(command)
+    assert [d["code"] for d in verdict["denials"]] == ["BP103"]
+    assert all(len(d["text"]) <= ECHO + 1 for d in verdict["denials"])
+    short = answer(json.dumps({"id": 2, "command": "rg x > out"}), Policies())["verdict"]
+    assert short["command"] == "rg x > out" and "command_length" not in short

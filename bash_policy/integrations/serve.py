@@ -6,7 +6,9 @@ Response, one a line: {"id": 1, "verdict": {...Verdict.to_dict()...}}
 A bad line gets {"id": <id or null>, "error": "..."}; the server never stops
 on input, only at end of file, and answers in the order it was asked, so a
 client can pair an answer whose id is null (a line that was not a JSON
-object) with its oldest open request.  A request's `cwd` is where the
+object) with its oldest open request.  The echo of a command over the
+policy's length limit is cut (`command_length` gives its length).  A
+request's `cwd` is where the
 command runs and also selects the config that governs that directory
 (unless the server was started with --config); without one, the server's
 --cwd is used; `config_from`, when given, names the directory whose config
@@ -25,6 +27,8 @@ import json
 import os
 from pathlib import Path
 from typing import IO, Any
+
+from .config import directory_error
 
 
 class Policies:
@@ -86,8 +90,9 @@ def _answer(request: dict, policies: Policies) -> dict:
     if not isinstance(cwd, str) or "\0" in cwd:
         return {"id": ident, "error": "cwd must be a string naming a directory"}
     cwd = os.path.join(policies.cwd, cwd)
-    if not os.path.isdir(cwd):
-        return {"id": ident, "error": f"cwd {cwd!r} is not a directory"}
+    problem = directory_error(cwd)
+    if problem is not None:
+        return {"id": ident, "error": problem}
     governed = request.get("config_from", cwd)
     if not isinstance(governed, str) or "\0" in governed:
         return {"id": ident, "error": "config_from must be a string naming a directory"}
@@ -95,12 +100,13 @@ def _answer(request: dict, policies: Policies) -> dict:
     if not os.path.isdir(governed):
         return {"id": ident, "error": f"config_from {governed!r} is not a directory"}
     try:
-        verdict = check(command, policies.for_directory(governed), cwd=cwd)
+        policy = policies.for_directory(governed)
+        verdict = check(command, policy, cwd=cwd)
         wrap = request.get("run") is True and verdict.allowed
         run_config = (policies.config or _run_config(governed, cwd)) if wrap else None
     except ConfigError as error:
         return {"id": ident, "error": str(error)}
-    response: dict[str, Any] = {"id": ident, "verdict": verdict.to_dict()}
+    response: dict[str, Any] = {"id": ident, "verdict": _echo_cut(verdict.to_dict(), policy.max_length)}
     if request.get("text") is True:
         from ..render import text
 
@@ -128,6 +134,22 @@ def _run_config(governed: str, cwd: str) -> str | None:
         raise ConfigError(f"{cwd} is governed by {own}, not by the built-in policy of {governed}; "
                           "the command is not run there")
     return None
+
+
+ECHO = 200  # characters of an oversized command echoed back
+
+
+def _echo_cut(verdict: dict, limit: int) -> dict:
+    """A command over the policy's length limit was never read (BP103); its
+    echo, and the text of its denials, are cut to a prefix so that one answer
+    does not carry a megabyte back.  `command_length` says how long it was."""
+    command = verdict["command"]
+    if len(command) <= limit:
+        return verdict
+    for denial in verdict["denials"]:
+        if len(denial["text"]) > ECHO:
+            denial["text"] = denial["text"][:ECHO] + "…"
+    return {**verdict, "command": command[:ECHO] + "…", "command_length": len(command)}
 
 
 def serve(stdin: IO[str], stdout: IO[str], policies: Policies) -> int:

