@@ -172,10 +172,14 @@ _TABLE: tuple[CodeInfo, ...] = (
          "(`./*.py`), or put it after `--`.",
          'rg foo ./*.py'),
     CodeInfo("BP204", "brace-expansion",
-         "`{a,b}` and `{1..3}` outside quotes.",
-         "One word turns into several; the checker reads words exactly, so it asks you to write them out.",
-         "ls {src,tests}", "Write the words out (`ls src tests`) or quote the braces.",
-         'ls src tests'),
+         "Brace expansion the checker does not follow: more than 1,024 words, a list around "
+         "another expansion (`{a,b}$x`), a letter range through punctuation (`{a..Z}`), a "
+         "program name in braces.",
+         "Other brace expansion is followed exactly as bash does it and every word it makes is "
+         "judged; these forms would make words the checker cannot know or cannot afford to read.",
+         "echo {1..5000}", "Generate long lists with a program (`seq 1 5000`); write the words "
+         "of a list around an expansion out.",
+         'seq 1 5000'),
     CodeInfo("BP205", "tilde-expansion",
          "A `~` where the checker must know the directory it names: a `cd` target.",
          "A tilde is an absolute path from the harness's environment, so as an operand it is "

@@ -8,6 +8,7 @@ denial says which rule produced it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import unicodedata
@@ -45,7 +46,7 @@ from ..read.model import (
     children,
     walk,
 )
-from . import rules, shapes
+from . import expand, rules, shapes
 from .codes import Code, Effect
 from .flow import command_directories
 from .policy import Policy
@@ -87,7 +88,7 @@ EXPANSION = engine_rule("expansion", """A word whose value bash computes at run 
     `$'…'` quoting turn one written word into text the checker cannot know.""",
     codes=[Code.BP200, Code.BP201, Code.BP202, Code.BP203, Code.BP204, Code.BP205, Code.BP206,
            Code.BP207],
-    deny=['cat < "$(ls)"', 'cat < "$F"', "ls {a,b}", "rg $'\\x2d' x"],
+    deny=['cat < "$(ls)"', 'cat < "$F"', "ls {a,b}$(id)", "rg $'\\x2d' x"],
     allow=["rg 'x'", 'echo "$(git branch --show-current)"', 'rg -- "$X" src'])
 ASSIGNMENT = engine_rule("assignment", """Assignments outside the harmless list, and assignments without a command.
     Variables change what an allowed program does (PAGER, GIT_*, LD_PRELOAD),
@@ -260,6 +261,8 @@ class Context:
         self.reads_stdin = False
         # What the script's loops let each variable hold (judge/shapes.py).
         self.variables: dict[str, shapes.Variable] = {}
+        # Why a word's brace expansion was not followed, by the word's id (judge/expand.py).
+        self.unexpanded: dict[int, str] = {}
 
     def deny(self, code: Code | str, span: Span, message: str, hint: str,
              effect: Effect | str | None = None, rule: str | None = None) -> None:
@@ -269,8 +272,10 @@ class Context:
                                    rule or self.rule))
 
     def deny_word(self, word: Word, context: str = "") -> None:
-        """Deny the first expansion of a word that is not allowed where it stands."""
-        expansion = word.expansions[0]
+        """Deny the first expansion of a word that is not allowed where it stands
+        (its brace expansion, when the engine did not follow it)."""
+        expansion = next((e for e in word.expansions if e.kind == BRACE), word.expansions[0]) \
+            if id(word) in self.unexpanded else word.expansions[0]
         code, why = _EXPANSION_CODES[expansion.kind]
         shown = word.text
         where = f" {context}" if context else ""
@@ -281,6 +286,7 @@ class Context:
             hint = _variable_hint(self.source[expansion.span.start:expansion.span.end])
         elif code is Code.BP204:
             hint = _brace_hint(shown)
+            why = self.unexpanded.get(id(word), why)
         else:
             hint = _EXPANSION_HINTS[code]
         at = expansion.span if code in (Code.BP200, Code.BP201, Code.BP202) else word.span
@@ -492,6 +498,8 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = f
         if node.orelse is not None:
             _check_node(node.orelse, ctx, index, stdin_is_script=stdin_is_script)
     elif isinstance(node, For):
+        if node.words is not None:
+            node = dataclasses.replace(node, words=_expanded(node.words, ctx, program=False))
         _check_loop_words(node, ctx)
         shape = shapes.loop_variable(node.words or ())
         if node.name in _assigned_in(node.body):  # `read f` in the body: any value
@@ -689,6 +697,7 @@ def _screen(command: str, ctx: Context) -> bool:
 
 
 def check_segment(segment: Command, ctx: Context) -> None:
+    segment = dataclasses.replace(segment, words=_expanded(segment.words, ctx))
     ctx.assignments = {a.name: a.value.value for a in segment.assignments}
     for assignment in segment.assignments:
         _check_assignment(assignment, ctx)
@@ -708,6 +717,21 @@ def check_segment(segment: Command, ctx: Context) -> None:
                      "drop the assignment", rule=ASSIGNMENT)
         return
     check_argv(segment.words, ctx)
+
+
+def _expanded(words: tuple[Word, ...], ctx: Context, program: bool = True) -> tuple[Word, ...]:
+    """The words bash makes of written words by brace expansion (judge/expand.py);
+    a program name is left as written (denied when it expands: BP302)."""
+    out: list[Word] = []
+    for k, word in enumerate(words):
+        if k == 0 and program:
+            out.append(word)
+            continue
+        made, refused = expand.brace_words(word)
+        if refused is not None:
+            ctx.unexpanded[id(word)] = refused
+        out += made
+    return tuple(out)
 
 
 def _check_assignment(assignment: Assignment, ctx: Context) -> None:

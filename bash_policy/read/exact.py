@@ -164,6 +164,9 @@ class Reader:
         self.heredocs: list[tuple[int, str, str, bool, int]] = []
         self.bodies: dict[int, str] = {}
         self._peeked: tuple[int, bool, _Token] | None = None
+        # What finish_word marks (read_word turns them off for words that
+        # another expansion made, or that bash does not expand this way).
+        self.marks_braces = self.marks_globs = self.assignment_tildes = True
 
     # -- characters -------------------------------------------------------------
     def skip_joins(self, i: int) -> int:
@@ -449,7 +452,7 @@ class Reader:
         # (bash expands those in arguments too: `rg x=~/y` passes x=/root/y).
         if units and units[0] == "~":
             marks.append((0, TILDE))
-        if assignment_value or _ASSIGNMENT.match(text):
+        if assignment_value or (self.assignment_tildes and _ASSIGNMENT.match(text)):
             seen_eq = assignment_value
             for k in range(len(units) - 1):
                 if units[k] == "=" and not seen_eq:
@@ -461,10 +464,12 @@ class Reader:
                     break
         # Globs: unquoted `*`, `?`, or `[` with an unquoted `]` after it.
         for k, u in enumerate(units):
+            if not self.marks_globs:
+                break
             if u in ("*", "?") or (u == "[" and "]" in units[k + 1:]):
                 marks.append((k, GLOB))
                 break
-        brace = _brace_at(units)
+        brace = _brace_at(units) if self.marks_braces else None
         if brace is not None:
             marks.append((brace, BRACE))
         first = [b.offsets[k] for k, u in enumerate(units) if u == "$"][:1]
@@ -908,8 +913,10 @@ class Reader:
 def _brace_at(units: list) -> int | None:
     """Where bash's brace expansion may apply: the first unquoted `{` whose
     matching unquoted `}` encloses an unquoted `,` or `..` (braces.c; a quoted
-    `$` before it does not stop it: `\\${a,b}` expands).  Over-approximates:
-    a word it marks is denied, never misread."""
+    `$` before it does not stop it: `\\${a,b}` expands).  A `}` met before any
+    separator is an ordinary character to bash (`a{},b}` is `a}` and `a`).
+    Over-approximates: a word it marks is expanded exactly by the judge
+    (read/braces.py) or denied, never misread."""
     for k, u in enumerate(units):
         if u != "{":
             continue
@@ -923,8 +930,8 @@ def _brace_at(units: list) -> int | None:
                 if depth == 0:
                     if found:
                         return k
-                    break
-                depth -= 1
+                else:
+                    depth -= 1
             elif v == "," or (v == "." and m + 1 < len(units) and units[m + 1] == "."):
                 found = True
     return None
@@ -974,6 +981,24 @@ def parse(source: str) -> Script:
         return Script(source, None, (("BP103", Span(0, len(source)),
                                       "the command is nested too deeply to read", "simplify it"),))
     return Script(source, _with_bodies(body, reader.bodies) if reader.bodies else body, ())
+
+
+def read_word(text: str, *, braces: bool = True, globs: bool = True, assignment: bool = True,
+              assignment_value: bool = False) -> Word | None:
+    """`text` read as one word on its own, or None when it is not exactly one
+    word the reader accepts.  `braces`/`globs` off: brace expansion or
+    pathname expansion does not apply to it (a word brace expansion made; an
+    assignment's value); `assignment` off: a `~` after `=` is not expanded
+    (bash expands it only in words the parser saw as assignments);
+    `assignment_value`: it is the value of an assignment (a `~` after `=`
+    or `:` expands)."""
+    reader = Reader(text)
+    reader.marks_braces, reader.marks_globs, reader.assignment_tildes = braces, globs, assignment
+    try:
+        token = reader.lex_word(0, assignment_value=assignment_value)
+    except (ReadError, RecursionError):
+        return None
+    return token.word if token.end == len(text) and token.word is not None else None
 
 
 def _with_bodies(node, bodies: dict[int, str]):
