@@ -47,14 +47,18 @@ from ..read.model import (
 _ABSOLUTE = frozenset({"PWD", "HOME"})
 _NAME = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?\Z")
 _IFS_OR_GLOB = re.compile(r"[ \t\n*?\[]")
-_LOCAL_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+_LOCAL_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
 def local_name(name: str) -> bool:
     """Whether a loop or `read` may assign `name`: a shell-local name.  A
     variable the harness exported (PAGER, GIT_*, LD_PRELOAD, http_proxy)
     would change what every later program runs with, so upper-case names and
-    the lower-case proxy variables programs read are not local."""
+    the lower-case proxy variables programs read are not local.  Nor are
+    names that start with `_`, which harnesses use for the shell code they
+    wrap around the command: Gemini CLI 0.61.0 runs
+    `_bgpids_file=TMP ( trap 'jobs -p > "$_bgpids_file"' EXIT ⏎ CMD ⏎ )`, so
+    `for _bgpids_file in keep.txt; do :; done` truncated keep.txt."""
     return bool(_LOCAL_NAME.fullmatch(name)) and not name.endswith("_proxy")
 
 
