@@ -152,8 +152,9 @@ _TABLE: tuple[CodeInfo, ...] = (
          "literally; as an operand of a harmless program (`cat \"$(…)\"`) it is allowed.",
          'cat "$(ls | head -1)"'),
     CodeInfo("BP201", "parameter-expansion",
-         "`$var`, `${…}` and special parameters where their value matters: a redirection target, "
-         "an assignment's value, `${…}` with operators.",
+         "`$var`, `${…}` and special parameters where their value matters and the script did not "
+         "set it: a redirection target, an assignment's value, `${…}` with operators other than "
+         "`-`, `:-`, `+`, `:+` on a plain word, `#` and an array's `[@]`, `[*]`, `[N]`.",
          "Their value is unknown until run time; some operators evaluate code.",
          'cat < "$F"', "Write the value literally; as an operand that cannot become a flag "
          '(after `--`, or `"./$f"`) it is allowed.', 'cat -- "$F"'),
@@ -213,8 +214,9 @@ _TABLE: tuple[CodeInfo, ...] = (
          "$EDITOR x", "Name the program literally.",
          'rg x'),
     CodeInfo("BP303", "no-command",
-         "A segment that only assigns variables.",
-         "An assignment changes the shell's state for every later command (PATH, IFS, pagers).",
+         "A segment that only assigns variables other than shell-local (lower-case) ones.",
+         "An assignment changes the shell's state for every later command (PATH, IFS, pagers); "
+         "a shell-local name reaches only the script's own expansions, which the checker follows.",
          "PAGER=sh", "Drop the assignment.",
          'PAGER=cat git log'),
     CodeInfo("BP304", "needs-environment",

@@ -44,9 +44,8 @@ from ..read.model import (
     While,
     Word,
     children,
-    walk,
 )
-from . import expand, rules, shapes
+from . import expand, rules, shapes, values
 from .codes import Code, Effect
 from .flow import command_directories
 from .policy import Policy
@@ -263,6 +262,8 @@ class Context:
         self.variables: dict[str, shapes.Variable] = {}
         # Why a word's brace expansion was not followed, by the word's id (judge/expand.py).
         self.unexpanded: dict[int, str] = {}
+        # The variables the script set, where each command runs (judge/values.py).
+        self.known: dict[int, values.Env] = {}
 
     def deny(self, code: Code | str, span: Span, message: str, hint: str,
              effect: Effect | str | None = None, rule: str | None = None) -> None:
@@ -385,6 +386,9 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
     if script.body is None and not script.problems:
         ctx.notes.append("empty command")
     ctx.where = command_directories(script.body, cwd, commands)
+    ctx.known = values.known_values(
+        script.body, commands, lambda word, env: expand.value(word, command, env, assignment=True),
+        lambda word, env: expand.words(word, command, env))
     index = {id(c): k for k, c in enumerate(commands)}
     if script.body is not None:
         _check_node(script.body, ctx, index, _lines_at_risk(script.body, command, policy))
@@ -499,10 +503,11 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = f
             _check_node(node.orelse, ctx, index, stdin_is_script=stdin_is_script)
     elif isinstance(node, For):
         if node.words is not None:
-            node = dataclasses.replace(node, words=_expanded(node.words, ctx, program=False))
+            env = ctx.known.get(id(node), {})
+            node = dataclasses.replace(node, words=_expanded(node.words, ctx, program=False, env=env))
         _check_loop_words(node, ctx)
         shape = shapes.loop_variable(node.words or ())
-        if node.name in _assigned_in(node.body):  # `read f` in the body: any value
+        if node.name in values.assigned(node.body):  # `read f` or `f=…` in the body: any value
             shape = shapes.UNKNOWN
         literal = node.words is not None and all(w.value is not None for w in node.words)
         with _binding(ctx, (node.name,), shape, node.span, len(node.words or ()) if literal else None):
@@ -587,17 +592,6 @@ class _binding:
                 self.ctx.variables.pop(name, None)
             else:
                 self.ctx.variables[name] = shape
-
-
-def _assigned_in(body) -> set[str]:
-    """Names a command list may assign: `read` operands and inner loop variables."""
-    names: set[str] = set()
-    for node in walk(body):
-        if isinstance(node, Command) and node.words and node.words[0].value == "read":
-            names.update(w.value for w in node.words[1:] if w.value)
-        elif isinstance(node, For):
-            names.add(node.name)
-    return names
 
 
 def _check_loop_words(node: For, ctx: Context) -> None:
@@ -697,10 +691,16 @@ def _screen(command: str, ctx: Context) -> bool:
 
 
 def check_segment(segment: Command, ctx: Context) -> None:
-    segment = dataclasses.replace(segment, words=_expanded(segment.words, ctx))
+    env = ctx.known.get(id(segment), {})
+    segment = dataclasses.replace(segment, words=_expanded(segment.words, ctx, env=env),
+                                  redirects=tuple(_substituted_target(r, ctx, env) for r in segment.redirects))
     ctx.assignments = {a.name: a.value.value for a in segment.assignments}
+    bare = not segment.words
     for assignment in segment.assignments:
-        _check_assignment(assignment, ctx)
+        if bare and values.tracked(assignment.name):
+            _check_local_assignment(assignment, ctx)
+        else:
+            _check_assignment(assignment, ctx)
     opened = {0, 1, 2}  # descriptors this command line can name: standard ones, then its own
     for redirect in segment.redirects:
         _check_redirect(redirect, ctx, opened)
@@ -711,7 +711,7 @@ def check_segment(segment: Command, ctx: Context) -> None:
         check_scope(segment, ctx)
         ctx.rule = outer
     if not segment.words:
-        if segment.assignments:
+        if any(not values.tracked(a.name) for a in segment.assignments):
             ctx.deny(Code.BP303, segment.span,
                      "an assignment without a command changes the shell for every later command",
                      "drop the assignment", rule=ASSIGNMENT)
@@ -719,10 +719,15 @@ def check_segment(segment: Command, ctx: Context) -> None:
     check_argv(segment.words, ctx)
 
 
-def _expanded(words: tuple[Word, ...], ctx: Context, program: bool = True) -> tuple[Word, ...]:
-    """The words bash makes of written words by brace expansion (judge/expand.py);
-    a program name is left as written (denied when it expands: BP302)."""
+def _expanded(words: tuple[Word, ...], ctx: Context, program: bool = True,
+              env: values.Env | None = None) -> tuple[Word, ...]:
+    """The words bash makes of written words by brace expansion, then of the
+    parameters the script set (judge/expand.py).  A program name is left as
+    written (denied when it expands: BP302), and so is every word of
+    `command …`, whose operand may name the cd builtin that judge/flow.py
+    must see written."""
     out: list[Word] = []
+    substitute = bool(env) and not (program and words and words[0].value in ("command", "builtin"))
     for k, word in enumerate(words):
         if k == 0 and program:
             out.append(word)
@@ -730,8 +735,46 @@ def _expanded(words: tuple[Word, ...], ctx: Context, program: bool = True) -> tu
         made, refused = expand.brace_words(word)
         if refused is not None:
             ctx.unexpanded[id(word)] = refused
+        if substitute and made == (word,):
+            known = expand.substituted(word, ctx.source, env or {})
+            if known is not None:
+                made = known
         out += made
     return tuple(out)
+
+
+def _substituted_target(redirect, ctx: Context, env: values.Env):
+    """A redirection whose target is parameters the script set, with the value
+    bash opens (one word: more is bash's "ambiguous redirect"; a here-string
+    is neither split nor globbed)."""
+    target = redirect.target
+    if not env or target is None or target.value is not None or redirect.op in ("<<", "<<-"):
+        return redirect
+    made: tuple[Word, ...] | None
+    if redirect.op == "<<<":
+        text = expand.value(target, ctx.source, env)
+        made = None if text is None else (Word(target.text, target.span, text),)
+    else:
+        made = expand.substituted(target, ctx.source, env)
+    if made is None or len(made) != 1:
+        return redirect
+    return dataclasses.replace(redirect, target=made[0])
+
+
+_ASSIGNED_KINDS = frozenset({PARAMETER, ARITHMETIC, GLOB, BRACE, TILDE})
+
+
+def _check_local_assignment(assignment: Assignment, ctx: Context) -> None:
+    """`name=VALUE` or `name=(WORDS)` without a command, for a shell-local
+    name: it sets a variable that only this script's later commands expand,
+    and the checker follows its value where it can (judge/values.py).  The
+    value's substitutions are commands checked like any other; `$'…'` and the
+    like stay denied."""
+    for word in assignment.elements if assignment.elements is not None else (assignment.value,):
+        if word.value is None and not all(
+                e.kind in _ASSIGNED_KINDS or (e.kind in (COMMAND_SUB, PROCESS_SUB) and e.body is not None)
+                for e in word.expansions):
+            ctx.deny_word(word, f"in the value of {assignment.name}")
 
 
 def _check_assignment(assignment: Assignment, ctx: Context) -> None:
@@ -956,10 +999,10 @@ class ArgvReader:
 
     def read(self) -> None:
         spec, ctx = self.spec, self.ctx
-        for name, (values, reason) in spec.requires_env.items():
-            if ctx.assignments.get(name) not in values:
+        for name, (required, reason) in spec.requires_env.items():
+            if ctx.assignments.get(name) not in required:
                 ctx.deny(Code.BP304, self.words[self.i - 1].span, f"`{spec.display}` {reason.why}",
-                         reason.fix or f"prefix the command with {name}={values[0]}", reason.effect,
+                         reason.fix or f"prefix the command with {name}={required[0]}", reason.effect,
                          rule=PROGRAM)
         if spec.obsolete is not None and self.i < len(self.words):
             self.obsolete_form()
