@@ -45,7 +45,7 @@ from ..read.model import (
     Word,
     children,
 )
-from . import expand, rules, shapes, values
+from . import expand, later, rules, shapes, values
 from .codes import Code, Effect
 from .flow import command_directories
 from .policy import Policy
@@ -264,6 +264,7 @@ class Context:
         self.unexpanded: dict[int, str] = {}
         # The variables the script set, where each command runs (judge/values.py).
         self.known: dict[int, values.Env] = {}
+        self.body: List | None = None  # the script's tree
 
     def deny(self, code: Code | str, span: Span, message: str, hint: str,
              effect: Effect | str | None = None, rule: str | None = None) -> None:
@@ -307,6 +308,11 @@ class Context:
             check_argv(words, self, appended)
         finally:
             self.repeats = outer
+
+    def runs_after(self) -> bool:
+        """Whether any command may run after the one being checked in the shell
+        it runs in, later calls included when the shell persists (judge/later.py)."""
+        return later.runs_after(self.body, self.command, self.policy.persistent_shell)
 
     def check_assignment(self, assignment: Assignment) -> None:
         """Check `NAME=VALUE` against the harmless-variable list, as for the shell."""
@@ -386,6 +392,7 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
     if script.body is None and not script.problems:
         ctx.notes.append("empty command")
     ctx.where = command_directories(script.body, cwd, commands)
+    ctx.body = script.body
     ctx.known = values.known_values(
         script.body, commands, lambda word, env: expand.value(word, command, env, assignment=True),
         lambda word, env: expand.words(word, command, env))
@@ -735,10 +742,18 @@ def _expanded(words: tuple[Word, ...], ctx: Context, program: bool = True,
         made, refused = expand.brace_words(word)
         if refused is not None:
             ctx.unexpanded[id(word)] = refused
+        declaration = program and words[0].value == "export" and _ASSIGNMENT_WORD.match(word.text)
         if substitute and made == (word,):
-            known = expand.substituted(word, ctx.source, env or {})
+            known: tuple[Word, ...] | None
+            if declaration:
+                value = expand.value(word, ctx.source, env or {})  # expanded as an assignment
+                known = None if value is None else (Word(word.text, word.span, value),)
+            else:
+                known = expand.substituted(word, ctx.source, env or {})
             if known is not None:
                 made = known
+        if declaration and made == (word,) and word.value is None:
+            made = (shapes.quoted(word),)  # `export A=$x` is neither split nor globbed
         out += made
     return tuple(out)
 
@@ -761,6 +776,7 @@ def _substituted_target(redirect, ctx: Context, env: values.Env):
     return dataclasses.replace(redirect, target=made[0])
 
 
+_ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _ASSIGNED_KINDS = frozenset({PARAMETER, ARITHMETIC, GLOB, BRACE, TILDE})
 
 

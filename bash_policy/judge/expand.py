@@ -195,6 +195,37 @@ def substituted(word: Word, source: str, env: values.Env) -> tuple[Word, ...] | 
     return (Word(word.text, word.span, text),)
 
 
+def path_entries(word: Word, source: str) -> list[str | None] | None:
+    """The entries of a `PATH=VALUE` word (an assignment or export argument):
+    each a literal directory, or None for the harness's own `$PATH`; None
+    when any entry is computed otherwise."""
+    if word.value is not None:
+        return list(word.value.partition("=")[2].split(":"))
+    parts = word_parts(source, word)
+    if parts is None:
+        return None
+    text: list[str | Expansion] = []
+    for part in parts:
+        text.append(part[0] if isinstance(part, tuple) else part)
+    head = "".join(c for c in text[:5] if isinstance(c, str))
+    if head != "PATH=" or any(not isinstance(c, str) for c in text[:5]):
+        return None
+    entries: list[str | None] = []
+    current: list[str | Expansion] = []
+    for piece in text[5:] + [":"]:
+        if piece != ":":
+            current.append(piece)
+            continue
+        if all(isinstance(c, str) for c in current):
+            entries.append("".join(c for c in current if isinstance(c, str)))
+        elif len(current) == 1 and _expansion_text(source, current[0]) in ("$PATH", "${PATH}"):  # type: ignore[arg-type]
+            entries.append(None)
+        else:
+            return None
+        current = []
+    return entries
+
+
 def words(word: Word, source: str, env: values.Env) -> list[str] | None:
     """The values of the words bash makes of an argument-like word (an array's
     element): brace expansion, then parameters; None when any is computed."""

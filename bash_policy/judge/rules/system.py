@@ -419,3 +419,82 @@ def factor_bounded(inv, ctx) -> None:
             ctx.deny(Code.BP406, word.span, f"`factor {word.text}` may run for minutes: only whole "
                      "numbers below 2^64 end quickly", "factor a smaller number", Effect.HANG)
             return
+
+
+# Variables bash itself reads while it runs the rest of the script: IFS splits
+# every later expansion; the locale names change how bash reads multibyte text
+# (a non-UTF-8 locale can hide `\`, `|` or `$` as the second byte of a character).
+_SPLITS = frozenset({"IFS"})
+_LOCALES = frozenset({"LANG", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_NUMERIC",
+                      "LC_TIME"})
+_ASCII_SAFE_LOCALE = re.compile(r"|C|POSIX|[A-Za-z0-9_@+-]+\.(?:UTF-8|utf8|utf-8|UTF8)(?:@[A-Za-z0-9]+)?")
+_EXPORT_ARGUMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(=?)")
+
+
+@rule("export_vars", codes=[Code.BP600],
+      deny=["export FOO=1; ls", "export PATH=\"$PATH:\"", "export PATH=\"./bin:$PATH\"",
+            "export IFS=x", "export LC_ALL=zh_TW.BIG5", "export PAGER=less", "export PAGER"],
+      allow=["export PAGER=cat NO_COLOR=1", "export LC_ALL=C.UTF-8", "export PATH=\"$PATH:/usr/sbin\"",
+             "export PATH=/usr/bin:/bin", "(export FOO=1); ls", "ls; (export FOO=1)"],
+      unknown_operands=True)
+def export_vars(inv, ctx) -> None:
+    """`export` of a variable that can change what a later command does.
+    An exported variable reaches every command that runs after it in the
+    shell, and every later call when the harness keeps one shell
+    (`persistent_shell`, judge/later.py): allowed are the harmless
+    per-command variables with harmless values (the policy's [env]), except
+    IFS and locales bash would read the rest of the script in differently,
+    and a PATH made only of the harness's `$PATH` and trusted directories
+    (an empty entry is the working directory).  Where nothing runs after it,
+    an export changes nothing, and is allowed whatever it sets."""
+    for word in inv.positionals:
+        problem = _export_problem(word, ctx)
+        if problem is None or not ctx.runs_after():
+            continue
+        persistent = " (and the commands of later calls: set persistent_shell = false if every call " \
+                     "runs in a new bash)" if ctx.policy.persistent_shell else ""
+        ctx.deny(Code.BP600, word.span, f"`export {word.text}` {problem}, and it reaches every command "
+                 f"that runs after it{persistent}",
+                 "drop the export, or set the variable for the one command that needs it: "
+                 "`NAME=VALUE command`", Effect.STATE)
+
+
+def _export_problem(word, ctx) -> str | None:
+    """Why exporting `word` may change what a later command does, or None."""
+    text = word.value if word.value is not None else word.text
+    match = _EXPORT_ARGUMENT.match(text)
+    if match is None:
+        return "is not a variable name, so its value is unknown"
+    name = match[1]
+    if not match[2]:
+        return "exports the value the shell already has, which the checker cannot see"
+    if name == "PATH":
+        return _path_problem(word, ctx)
+    if word.value is None:
+        return "sets a value computed at run time"
+    value = text[match.end():]
+    if name in _SPLITS:
+        return "changes how bash splits the words of every later command"
+    if name in _LOCALES and not _ASCII_SAFE_LOCALE.fullmatch(value):
+        return "sets a locale in which bash may read the rest of the script differently"
+    if not ctx.policy.env_allows(name, value):
+        return f"sets `{name}`, which is not a harmless variable (docs/config.md)"
+    return None
+
+
+def _path_problem(word, ctx) -> str | None:
+    """A PATH is harmless when each entry is the harness's own `$PATH` or a
+    trusted directory: every program a later bare name finds is then one the
+    checker would allow by its absolute path."""
+    from ..expand import path_entries
+    entries = path_entries(word, ctx.source)
+    if entries is None:
+        return "sets a PATH computed at run time"
+    for entry in entries:
+        if entry is None:
+            continue  # the harness's $PATH
+        if entry.rstrip("/") not in ctx.policy.trusted_dirs:
+            where = "the working directory" if entry == "" else f"`{entry}`"
+            return (f"puts {where} on PATH, so a later bare program name may run a program there "
+                    "instead of the trusted one")
+    return None
