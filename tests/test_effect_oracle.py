@@ -54,8 +54,10 @@ NETWORK_USES = (("npm", "view"), ("npm", "info"), ("npm", "show"), ("npm", "outd
 KNOWN_EFFECTS = {
     "npm": "every npm command writes ~/.npm/_logs/*-debug-0.log, and its update notifier "
            "connects to the registry (npm 9, Debian)",
-    "java": "the JVM writes its perf-data file /tmp/hsperfdata_USER/PID (-XX:-UsePerfData "
-            "avoids it)",
+    **{tool: "APT keeps its parsed package lists in O_TMPFILE scratch files in $TMPDIR (never "
+              "named, gone at exit; apt 2.6.1, Debian): bookkeeping" for tool in ("apt", "apt-cache")},
+    **{tool: "the JVM writes its perf-data file /tmp/hsperfdata_USER/PID (-XX:-UsePerfData "
+              "avoids it)" for tool in ("java", "javac", "javap", "jar", "jps")},
     "top": "top -b creates ~/.config/procps (empty directories, no file) when it is missing "
            "(procps-ng 4.0.2, Debian): bookkeeping",
     "podman": "every podman command takes its locks, opens its state database read-write and "
@@ -71,7 +73,9 @@ HELPERS = {"git": ("/usr/lib/git-core/",), "egrep": ("/usr/bin/grep", "/bin/grep
            "npm": ("/usr/bin/node",), "eslint": ("/usr/bin/node",), "prettier": ("/usr/bin/node",),
            "tsc": ("/usr/bin/node",), "man": ("/usr/bin/apropos", "/usr/bin/whatis"),
            "zcat": ("/usr/bin/gzip", "/bin/gzip"), "gunzip": ("/usr/bin/gzip", "/bin/gzip"),
-           "dpkg": ("/usr/bin/dpkg-query",)}
+           "dpkg": ("/usr/bin/dpkg-query",),
+           # APT asks dpkg for the foreign architectures (--print-foreign-architectures).
+           "apt": ("/usr/bin/dpkg",), "apt-cache": ("/usr/bin/dpkg",)}
 # git's shell-script commands (git bisect in 2.39, through git-sh-setup) run these.
 HELPERS["git"] += ("/usr/bin/basename", "/usr/bin/sed", "/bin/sed", "/usr/bin/gettext",
                    "/usr/bin/envsubst", "/usr/bin/uname", "/bin/uname")

@@ -52,7 +52,7 @@ from .policy import Policy
 from .rules import engine_rule
 from .rules.files import check_special_operands
 from .scope import check_scope
-from .spec import CommandSpec, Flag, Reason
+from .spec import CommandSpec, Flag, Reason, installed_in
 from .special import names_stdin, on_disk, special_file, special_operand
 from .verdict import Denial, Verdict
 
@@ -903,7 +903,9 @@ def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None 
     name = program.value
     if "/" in name:
         directory, _, base = name.rpartition("/")
-        if not name.startswith("/") or directory not in ctx.policy.trusted_dirs or not base:
+        own = ctx.policy.spec(base) if base and name.startswith("/") else None
+        if not name.startswith("/") or not base or (
+                directory not in ctx.policy.trusted_dirs and not (own and installed_in(own, directory))):
             ctx.deny(Code.BP301, program.span,
                      f"`{name}` is a path, not a trusted program"
                      + ("" if name.startswith("/") else " (relative paths run whatever file is there)"),

@@ -140,6 +140,11 @@ class CommandSpec:
     # Project files the program reads by itself from the directory it runs in
     # or any above it (cargo's Cargo.toml): a FIFO or device there never ends.
     project_files: tuple[str, ...] = ()
+    # Directories besides the policy's trusted ones where the program's own
+    # copies live, as absolute patterns whose `*` stands for one directory
+    # name (the JDK's `/usr/lib/jvm/*/bin`): `/usr/lib/jvm/jdk-17/bin/java`
+    # is this spec's java.  Root owns them; a name elsewhere stays denied.
+    installed_in: tuple[str, ...] = ()
     obsolete: Obsolete | None = None
     double_dash: bool = True
     # Whether it reads standard input: "always" (may, the default), "never", or
@@ -257,7 +262,7 @@ _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
     "requires_env", "examples", "permute", "obsolete", "stdin", "stdin_skip", "harmless", "aliases",
-    "response_files", "project_files",
+    "response_files", "project_files", "installed_in",
 }
 STDIN_MODES = ("always", "never", "no-files")
 
@@ -367,6 +372,7 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         plus_options=any(n.startswith("+") for n in flags),
         response_files=bool(table.get("response_files", False)),
         project_files=_names(table.get("project_files", []), f"{where}.project_files"),
+        installed_in=_directories(table.get("installed_in", []), f"{where}.installed_in"),
         obsolete=_obsolete(table["obsolete"], f"{where}.obsolete", flags) if "obsolete" in table
         else None,
         permute=permute,
@@ -385,6 +391,28 @@ def _names(value: Any, where: str) -> tuple[str, ...]:
             isinstance(v, str) and v and not v.startswith("/") and ".." not in v.split("/") for v in value):
         raise SpecError(f"{where}: must be a list of relative file paths")
     return tuple(value)
+
+
+_DIRECTORY_PATTERN = re.compile(r"(?:/(?:[A-Za-z0-9_+-][A-Za-z0-9_.+-]*|\*))+")
+
+
+def _directories(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(
+            isinstance(v, str) and _DIRECTORY_PATTERN.fullmatch(v) for v in value):
+        raise SpecError(f"{where}: must be a list of absolute directories (`*` for one name)")
+    return tuple(value)
+
+
+def installed_in(spec: CommandSpec, directory: str) -> bool:
+    """Whether `directory` (of an absolute program path) is one of the spec's
+    own: each component matches, `*` any one name but `.` and `..`."""
+    parts = directory.split("/")
+    for pattern in spec.installed_in:
+        wanted = pattern.split("/")
+        if len(wanted) == len(parts) and all(
+                w == p or (w == "*" and p not in ("", ".", "..")) for w, p in zip(wanted, parts)):
+            return True
+    return False
 
 
 def _subcommand_required(table: Mapping[str, Any], subs: Mapping[str, Any], where: str) -> bool:

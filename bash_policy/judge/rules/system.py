@@ -498,3 +498,81 @@ def _path_problem(word, ctx) -> str | None:
             return (f"puts {where} on PATH, so a later bare program name may run a program there "
                     "instead of the trusted one")
     return None
+
+
+@rule("apt_operands", codes=[Code.BP406],
+      deny=["apt-cache show ./pkg.deb", "apt show /tmp/x.deb", "apt-cache show ..", "apt-cache show sub/x.deb",
+            "apt-cache show ./*.deb", "apt-cache show x*/y.deb"],
+      allow=["apt-cache show curl", "apt list 'python3*'", "apt-cache search '^lib.*-dev$'",
+             "apt-cache policy curl git"])
+def apt_operands(inv, ctx) -> None:
+    """apt and apt-cache operands that name a package file rather than a package.
+    APT reads an operand starting with `/` or `.` as a package file (`.deb`,
+    `.dsc`, `.changes`, `Packages`, a source directory), and one holding a
+    `/` as one when such a file exists: a FIFO or device there never ends
+    (`apt-cache show /tmp/ff.deb` hung).  Package names, release pins aside,
+    have neither."""
+    for word in inv.positionals:
+        text = word.value if word.value is not None else word.prefix  # a glob: its fixed start
+        if "/" in text or "/" in word.text or text.startswith(".") or (word.value is None and not text):
+            ctx.deny(Code.BP406, word.span, f"`{inv.spec.display}` reads `{word.text}` as a package file, "
+                     "which may be a FIFO or device that never ends",
+                     "query installed or available packages by name", Effect.HANG)
+
+
+_CLASS_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*")
+
+
+@rule("javap_classes", codes=[Code.BP406],
+      deny=["javap http://example.com/A.class", "javap jar:file:/tmp/a.jar!/A.class"],
+      allow=["javap -c A.class", "javap java.lang.String", "javap -c build/*.class"])
+def javap_classes(inv, ctx) -> None:
+    """javap classes given as a URL, or by a name whose class file is a FIFO or device.
+    javap opens a URL (`http://…`, which connects; `jar:file:…`), and looks a
+    class given by name up in the class path, the working directory by
+    default, as NAME/WITH/SLASHES.class: that file must be a regular one like
+    any operand it reads."""
+    from .files import check_special_operands
+    looked_up = []
+    for word in inv.positionals:
+        text = word.value if word.value is not None else word.prefix
+        if ":" in text:
+            ctx.deny(Code.BP406, word.span, f"`javap` opens `{word.text}` as a URL, which may reach the "
+                     "network", "give the class file or the class name", Effect.NETWORK)
+        elif word.value is not None and not word.value.endswith(".class") \
+                and _CLASS_NAME.fullmatch(word.value):
+            path = word.value.replace(".", "/") + ".class"
+            looked_up.append(type(word)(path, word.span, path))
+    if looked_up and ctx.cwd is not None:
+        check_special_operands(looked_up, ctx)
+
+
+_OLD_JAR_LIST = re.compile(r"tv?f?|tf?v|vt?f?|vft|ft?v?|fvt")
+
+
+@rule("jar_archive", codes=[Code.BP406], deny=["jar xf app.jar", "jar cf out.jar A.class", "jar -f app.jar"],
+      allow=["jar tf app.jar", "jar tvf app.jar A.class", "jar -tf app.jar"])
+def jar_archive(inv, ctx) -> None:
+    """jar's old syntax with anything but listing, and jar without -t or -d.
+    A first word without `-` is the old syntax, letters of options (`jar tf
+    x.jar`; `jar xf x.jar` extracts, `cf` creates); with `f` the next word is
+    the archive, read like -f's value.  Without a mode jar does nothing
+    read-only the checker knows."""
+    from .files import check_special_operands
+    first = inv.words[1] if len(inv.words) > 1 else None
+    if first is not None and inv.positionals and first is inv.positionals[0]:
+        letters = first.value or ""
+        if not _OLD_JAR_LIST.fullmatch(letters) or "t" not in letters:
+            ctx.deny(Code.BP406, first.span, f"`jar {first.text}` is jar's old option syntax for more than "
+                     "listing (x extracts, c creates, u updates)", "list the archive: jar -tf ARCHIVE")
+            return
+        if "f" in letters:
+            if len(inv.positionals) < 2 or inv.positionals[1].value is None:
+                ctx.deny(Code.BP406, first.span, "`jar tf` needs the archive, written literally",
+                         "jar tf ARCHIVE")
+            elif ctx.cwd is not None:
+                check_special_operands([inv.positionals[1]], ctx)
+        return
+    if not inv.has("-t", "-d", "--version", "-?", "--help-extra"):
+        ctx.deny(Code.BP406, inv.words[0].span, "`jar` without -t (list) or -d (describe) has no "
+                 "read-only mode the checker knows", "list the archive: jar -tf ARCHIVE")
