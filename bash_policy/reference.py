@@ -129,13 +129,14 @@ def operands_text(spec: CommandSpec) -> str:
 
 def flag_text(flag: Flag) -> str:
     names = "/".join(flag.names)
-    if flag.value in ("required", "attached", "lastarg"):
+    if flag.value in ("required", "attached", "lastarg", "unless_flag"):
         names += f"={flag.metavar}"
     elif flag.value == "optional":
         names += f"[={flag.metavar}]"
     if flag.choices:
         names += "{" + ",".join(sorted(flag.choices)) + "}"
-    notes = {"attached": "value only attached", "lastarg": "no value when last"}.get(flag.value, "")
+    notes = {"attached": "value only attached", "lastarg": "no value when last",
+             "unless_flag": "no value when last or before a word starting with -"}.get(flag.value, "")
     if flag.reads:
         notes += ("; " if notes else "") + "reads a file"
     return f"{names} ({notes})" if notes else names

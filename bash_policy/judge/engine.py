@@ -52,7 +52,7 @@ from .policy import Policy
 from .rules import engine_rule
 from .rules.files import check_special_operands
 from .scope import check_scope
-from .spec import CommandSpec, Flag, Reason, installed_in
+from .spec import CommandSpec, Flag, Reason, abbreviated, installed_in
 from .special import names_stdin, on_disk, special_file, special_operand
 from .verdict import Denial, Verdict
 
@@ -1215,6 +1215,8 @@ class ArgvReader:
     def long_option(self, word: Word, text: str) -> None:
         spec = self.spec
         name, eq, attached = text.partition("=")
+        if spec.abbreviations:
+            name = abbreviated(spec, name) or name
         flag = spec.flags.get(name)
         if flag is None and spec.style == "single" and text in spec.flags:
             flag, name, eq, attached = spec.flags[text], text, "", ""
@@ -1222,7 +1224,7 @@ class ArgvReader:
             self.unknown_flag(name, word)
             return
         if flag.denied is not None:
-            self.denied_flag(flag.denied, name, word, consumes_next=flag.value in ("required", "lastarg")
+            self.denied_flag(flag.denied, name, word, consumes_next=flag.value in ("required", "lastarg", "unless_flag")
                              and not eq)
             return
         if flag.value == "none":
@@ -1284,7 +1286,7 @@ class ArgvReader:
             if flag.denied is not None:
                 shown = name if len(text) == 2 else f"{name} (in {text})"
                 self.denied_flag(flag.denied, shown, word,
-                                 consumes_next=flag.value in ("required", "lastarg")
+                                 consumes_next=flag.value in ("required", "lastarg", "unless_flag")
                                  and k + 1 == len(text))
                 return
             if flag.value == "none":
@@ -1299,8 +1301,15 @@ class ArgvReader:
         holder: Word | None
         if attached is not None:
             value, holder = attached, word
-        elif flag.value == "optional" or (flag.value == "lastarg" and self.i >= len(self.words)):
+        elif flag.value == "optional" or (flag.value in ("lastarg", "unless_flag") and self.i >= len(self.words)) \
+                or (flag.value == "unless_flag" and (self.words[self.i].value or "").startswith("-")):
             self.record(flag, name, None, word, None)
+            return
+        elif flag.value == "unless_flag" and self.words[self.i].value is None:
+            self.deny(Code.BP403, self.words[self.i].span,
+                      f"`{self.words[self.i].text}` is computed, so it may be the value of "
+                      f"`{self.spec.display} {name}` or, starting with `-`, an option of its own",
+                      f"write {name}{'=' if name.startswith('--') else ''}{flag.metavar or 'VALUE'} attached")
             return
         elif flag.value == "attached":
             self.deny(Code.BP403, word.span,

@@ -48,7 +48,9 @@ class Reason:
 #   attached  -xV, --x=V only          (bare --x is a usage error; git's --max-parents=N)
 #   lastarg   as required, but nothing when it is the last word (git's
 #             PARSE_OPT_LASTARG_DEFAULT: `git branch --contains` means HEAD)
-VALUE_KINDS = ("none", "required", "optional", "attached", "lastarg")
+#   unless_flag  as required, but nothing when it is the last word or the next
+#             word starts with `-` (procps top's `-w [COLUMNS]`)
+VALUE_KINDS = ("none", "required", "optional", "attached", "lastarg", "unless_flag")
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +147,10 @@ class CommandSpec:
     # name (the JDK's `/usr/lib/jvm/*/bin`): `/usr/lib/jvm/jdk-17/bin/java`
     # is this spec's java.  Root owns them; a name elsewhere stays denied.
     installed_in: tuple[str, ...] = ()
+    # Options matched as iproute2 matches them: a word (`--x` read as `-x`)
+    # names the first of `order` it is a prefix of (`-stat` is -stats, `-b`
+    # is -batch, `-br` -brief), or, for a name in `exact`, only itself.
+    abbreviations: tuple[tuple[str, bool], ...] = ()
     obsolete: Obsolete | None = None
     double_dash: bool = True
     # Whether it reads standard input: "always" (may, the default), "never", or
@@ -173,13 +179,14 @@ class CommandSpec:
         return list(seen.values())
 
 
-_FLAG_TABLE_KEYS = ("attached", "lastarg", "reads", "stdin", "elsewhere", "operands_from")
+_FLAG_TABLE_KEYS = ("attached", "lastarg", "unless_flag", "reads", "stdin", "elsewhere", "operands_from")
 
 
 def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
     """A flag from its text (`-A/--after-context=NUM`) or from a table that
     adds how it takes its value: `{flag = "--max-parents=N", attached = true}`
-    (only attached), `lastarg = true` (none when last), `reads = true` (the
+    (only attached), `lastarg = true` (none when last), `unless_flag = true`
+    (none when last or before a word starting with `-`), `reads = true` (the
     value names a file the program reads), `stdin = true` (it reads standard
     input), `runs = [";", "+"]` (a command follows, up to one of these words),
     `elsewhere = true` (that command runs in directories of its own) and
@@ -198,8 +205,8 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
             options[key] = entry.get(key, False)
             if not isinstance(options[key], bool):
                 raise SpecError(f"{where}: `{key}` must be true or false")
-        if options["attached"] and options["lastarg"]:
-            raise SpecError(f"{where}: a flag is `attached` or `lastarg`, not both")
+        if options["attached"] + options["lastarg"] + options["unless_flag"] > 1:
+            raise SpecError(f"{where}: a flag is one of `attached`, `lastarg` and `unless_flag`")
         runs = tuple(_list_of_str(entry.get("runs", []), f"{where}.runs"))
         separator = entry.get("separator", "")
         if not isinstance(separator, str) or len(separator) > 1 or (separator and not options["reads"]):
@@ -226,7 +233,7 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
         choices = frozenset(c.strip() for c in match["choices"].split(",") if c.strip())
         if value == "none":
             raise SpecError(f"{where}: flag {text!r} lists choices but takes no value")
-    for kind in ("attached", "lastarg"):
+    for kind in ("attached", "lastarg", "unless_flag"):
         if options[kind]:
             if value != "required":
                 raise SpecError(f"{where}: `{kind}` needs a flag written with =VALUE: {text!r}")
@@ -262,7 +269,7 @@ _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
     "requires_env", "examples", "permute", "obsolete", "stdin", "stdin_skip", "harmless", "aliases",
-    "response_files", "project_files", "installed_in",
+    "response_files", "project_files", "installed_in", "abbreviations",
 }
 STDIN_MODES = ("always", "never", "no-files")
 
@@ -373,6 +380,7 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         response_files=bool(table.get("response_files", False)),
         project_files=_names(table.get("project_files", []), f"{where}.project_files"),
         installed_in=_directories(table.get("installed_in", []), f"{where}.installed_in"),
+        abbreviations=_abbreviations(table.get("abbreviations"), f"{where}.abbreviations"),
         obsolete=_obsolete(table["obsolete"], f"{where}.obsolete", flags) if "obsolete" in table
         else None,
         permute=permute,
@@ -401,6 +409,28 @@ def _directories(value: Any, where: str) -> tuple[str, ...]:
             isinstance(v, str) and _DIRECTORY_PATTERN.fullmatch(v) for v in value):
         raise SpecError(f"{where}: must be a list of absolute directories (`*` for one name)")
     return tuple(value)
+
+
+def _abbreviations(value: Any, where: str) -> tuple[tuple[str, bool], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping) or set(value) - {"order", "exact"}:
+        raise SpecError(f"{where}: expected {{ order = [names], exact = [names] }}")
+    order = _list_of_str(value.get("order", []), f"{where}.order")
+    exact = set(_list_of_str(value.get("exact", []), f"{where}.exact"))
+    if not order or not exact <= set(order) or not all(n.startswith("-") and len(n) > 1 for n in order):
+        raise SpecError(f"{where}: `order` lists every option name (`exact` ones among them)")
+    return tuple((name, name in exact) for name in order)
+
+
+def abbreviated(spec: CommandSpec, name: str) -> str | None:
+    """The option a word names under the spec's `abbreviations`, or None."""
+    if name.startswith("--"):
+        name = name[1:]
+    for option, exact in spec.abbreviations:
+        if name == option or (not exact and option.startswith(name)):
+            return option
+    return None
 
 
 def installed_in(spec: CommandSpec, directory: str) -> bool:
