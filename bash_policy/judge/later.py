@@ -60,6 +60,20 @@ def runs_after(body: List | None, target, persistent: bool) -> bool:
     return persistent
 
 
+def writes_to_pipe(body: List | None, target) -> bool:
+    """Whether `target` (a simple command of `body`) writes its standard output
+    into a pipe to the next command of its pipeline, no redirection of its
+    own sending it elsewhere (so it is never a terminal)."""
+    path = _path(body, target)
+    if path is None or len(path) < 2 or not isinstance(path[-2], Pipeline):
+        return False
+    pipeline = path[-2]
+    if target is pipeline.commands[-1]:
+        return False
+    return not any(r.op in ("&>", "&>>") or (r.op.startswith(">") and r.fd in (None, 1))
+                   or (r.op in ("<>", "<&") and r.fd == 1) for r in getattr(target, "redirects", ()))
+
+
 def _substitution_body(parent, child) -> bool:
     """Whether `child` is the body of a command or process substitution in one of `parent`'s words."""
     return any(e.body is child and e.kind in (COMMAND_SUB, PROCESS_SUB, OUTPUT_SUB)
