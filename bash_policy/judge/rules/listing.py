@@ -16,7 +16,7 @@ from ..codes import Code, Effect
 from . import rule
 from .system import SEQ_LIMIT_LINES
 
-_MAN_MODES = ("-w", "-W", "-k", "-f", "-?", "--usage", "-V")
+_MAN_EXITS = ("-?", "--usage", "-V")  # man-db prints these as it reads them, and exits
 # GNU shuf's counts and ranges: blanks, then decimal digits (xstrtoumax, base 10).
 _SHUF_COUNT = re.compile(r"[ \t\n\v\f\r]*\+?(\d+)")
 _SHUF_RANGE = re.compile(r"[ \t\n\v\f\r]*\+?(\d+)-[ \t\n\v\f\r]*\+?(\d+)")
@@ -24,7 +24,7 @@ _SHUF_RANGE = re.compile(r"[ \t\n\v\f\r]*\+?(\d+)-[ \t\n\v\f\r]*\+?(\d+)")
 
 @rule("man_mode", codes=[Code.BP406],
       deny=["man ls", "man 2 open", "PAGER=cat man ls", "man ls >&2 | head", "man ./x.1 | head",
-            "MANPAGER=cat man -M ./mp ls"],
+            "MANPAGER=cat man -M ./mp ls", "man -w -D ls"],
       allow=["man -k socket", "man -w ls", "man -f printf", "man --help", "man git-log | head -50",
              "MANPAGER=cat man ls", "man 5 crontab | grep -n MAILTO"])
 def man_mode(inv, ctx) -> None:
@@ -37,8 +37,9 @@ def man_mode(inv, ctx) -> None:
     /var/cache/man (bookkeeping).  The page must be an installed one: a name
     with `/` is a local file and -M/-m search other trees, which groff would
     format (a page names its preprocessors, and refer reads the files it
-    names).  -w, -W, -k and -f only print."""
-    if inv.has(*_MAN_MODES):
+    names).  -w, -W, -k and -f only print, unless a later -D resets them
+    (`man -w -D ls` shows the page: the spec's `modes`)."""
+    if inv.has(*_MAN_EXITS) or inv.modes():
         return
     page = " ".join(w.text for w in inv.positionals if not w.text.startswith("-")) or "PAGE"
     for use in inv.uses("-M", "-m"):
