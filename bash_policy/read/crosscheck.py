@@ -159,6 +159,10 @@ def _compare_nodes(a, b) -> None:
               [(y.name, _word(y.value)) for y in b.assignments])
         _compare_words("the assignment values", [x.value for x in a.assignments],
                        [y.value for y in b.assignments], a.span)
+        for mine, theirs in zip(a.assignments, b.assignments):
+            _same(mine.span, "whether an assignment is an array", mine.elements is None,
+                  theirs.elements is None)
+            _compare_words("an array's elements", mine.elements or (), theirs.elements or (), mine.span)
         _compare_words("the words", a.words, b.words, a.span)
     elif isinstance(a, (Subshell, Group)):
         _compare_lists(a.body, b.body, a.span)
