@@ -8,6 +8,7 @@ denial says which rule produced it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import unicodedata
@@ -43,16 +44,15 @@ from ..read.model import (
     While,
     Word,
     children,
-    walk,
 )
-from . import fixes, rules, shapes
+from . import expand, fixes, later, rules, shapes, values
 from .codes import Code, Effect
 from .flow import command_directories
 from .policy import Policy
 from .rules import engine_rule
 from .rules.files import check_around, check_special_operands
 from .scope import check_scope
-from .spec import CommandSpec, Flag, Reason
+from .spec import CommandSpec, Flag, Reason, abbreviated, installed_in
 from .special import names_stdin, on_disk, special_file, special_operand
 from .verdict import SAFE, Denial, Edit, Fix, Verdict
 
@@ -87,7 +87,7 @@ EXPANSION = engine_rule("expansion", """A word whose value bash computes at run 
     `$'…'` quoting turn one written word into text the checker cannot know.""",
     codes=[Code.BP200, Code.BP201, Code.BP202, Code.BP203, Code.BP204, Code.BP205, Code.BP206,
            Code.BP207],
-    deny=['cat < "$(ls)"', 'cat < "$F"', "ls {a,b}", "rg $'\\x2d' x"],
+    deny=['cat < "$(ls)"', 'cat < "$F"', "ls {a,b}$(id)", "rg $'\\x2d' x"],
     allow=["rg 'x'", 'echo "$(git branch --show-current)"', 'rg -- "$X" src'])
 ASSIGNMENT = engine_rule("assignment", """Assignments outside the harmless list, and assignments without a command.
     Variables change what an allowed program does (PAGER, GIT_*, LD_PRELOAD),
@@ -296,6 +296,11 @@ class Context:
         self.reads_stdin = False
         # What the script's loops let each variable hold (judge/shapes.py).
         self.variables: dict[str, shapes.Variable] = {}
+        # Why a word's brace expansion was not followed, by the word's id (judge/expand.py).
+        self.unexpanded: dict[int, str] = {}
+        # The variables the script set, where each command runs (judge/values.py).
+        self.known: dict[int, values.Env] = {}
+        self.body: List | None = None  # the script's tree
 
     def deny(self, code: Code | str, span: Span, message: str, hint: str,
              effect: Effect | str | None = None, rule: str | None = None,
@@ -306,8 +311,10 @@ class Context:
                                    rule or self.rule, fix))
 
     def deny_word(self, word: Word, context: str = "") -> None:
-        """Deny the first expansion of a word that is not allowed where it stands."""
-        expansion = word.expansions[0]
+        """Deny the first expansion of a word that is not allowed where it stands
+        (its brace expansion, when the engine did not follow it)."""
+        expansion = next((e for e in word.expansions if e.kind == BRACE), word.expansions[0]) \
+            if id(word) in self.unexpanded else word.expansions[0]
         code, why = _EXPANSION_CODES[expansion.kind]
         shown = word.text
         where = f" {context}" if context else ""
@@ -318,6 +325,7 @@ class Context:
             hint = _variable_hint(self.source[expansion.span.start:expansion.span.end])
         elif code is Code.BP204:
             hint = _brace_hint(shown)
+            why = self.unexpanded.get(id(word), why)
         else:
             hint = _EXPANSION_HINTS[code]
         at = expansion.span if code in (Code.BP200, Code.BP201, Code.BP202) else word.span
@@ -337,6 +345,11 @@ class Context:
             check_argv(words, self, appended)
         finally:
             self.repeats = outer
+
+    def runs_after(self) -> bool:
+        """Whether any command may run after the one being checked in the shell
+        it runs in, later calls included when the shell persists (judge/later.py)."""
+        return later.runs_after(self.body, self.command, self.policy.persistent_shell)
 
     def check_assignment(self, assignment: Assignment) -> None:
         """Check `NAME=VALUE` against the harmless-variable list, as for the shell."""
@@ -418,6 +431,10 @@ def _check(command: str, policy: Policy, cwd: str | None, fix: bool = True) -> V
     if script.body is None and not script.problems:
         ctx.notes.append("empty command")
     ctx.where = command_directories(script.body, cwd, commands)
+    ctx.body = script.body
+    ctx.known = values.known_values(
+        script.body, commands, lambda word, env: expand.value(word, command, env, assignment=True),
+        lambda word, env: expand.words(word, command, env))
     index = {id(c): k for k, c in enumerate(commands)}
     if script.body is not None:
         _check_node(script.body, ctx, index, _lines_at_risk(script.body, command, policy))
@@ -554,9 +571,12 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = f
         if node.orelse is not None:
             _check_node(node.orelse, ctx, index, stdin_is_script=stdin_is_script)
     elif isinstance(node, For):
+        if node.words is not None:
+            env = ctx.known.get(id(node), {})
+            node = dataclasses.replace(node, words=_expanded(node.words, ctx, program=False, env=env))
         _check_loop_words(node, ctx)
         shape = shapes.loop_variable(node.words or ())
-        if node.name in _assigned_in(node.body):  # `read f` in the body: any value
+        if node.name in values.assigned(node.body):  # `read f` or `f=…` in the body: any value
             shape = shapes.UNKNOWN
         literal = node.words is not None and all(w.value is not None for w in node.words)
         with _binding(ctx, (node.name,), shape, node.span, len(node.words or ()) if literal else None):
@@ -641,17 +661,6 @@ class _binding:
                 self.ctx.variables.pop(name, None)
             else:
                 self.ctx.variables[name] = shape
-
-
-def _assigned_in(body) -> set[str]:
-    """Names a command list may assign: `read` operands and inner loop variables."""
-    names: set[str] = set()
-    for node in walk(body):
-        if isinstance(node, Command) and node.words and node.words[0].value == "read":
-            names.update(w.value for w in node.words[1:] if w.value)
-        elif isinstance(node, For):
-            names.add(node.name)
-    return names
 
 
 def _check_loop_words(node: For, ctx: Context) -> None:
@@ -751,9 +760,16 @@ def _screen(command: str, ctx: Context) -> bool:
 
 
 def check_segment(segment: Command, ctx: Context) -> None:
+    env = ctx.known.get(id(segment), {})
+    segment = dataclasses.replace(segment, words=_expanded(segment.words, ctx, env=env),
+                                  redirects=tuple(_substituted_target(r, ctx, env) for r in segment.redirects))
     ctx.assignments = {a.name: a.value.value for a in segment.assignments}
+    bare = not segment.words
     for assignment in segment.assignments:
-        _check_assignment(assignment, ctx)
+        if bare and values.tracked(assignment.name):
+            _check_local_assignment(assignment, ctx)
+        else:
+            _check_assignment(assignment, ctx)
     opened = {0, 1, 2}  # descriptors this command line can name: standard ones, then its own
     for redirect in segment.redirects:
         _check_redirect(redirect, ctx, opened)
@@ -764,12 +780,79 @@ def check_segment(segment: Command, ctx: Context) -> None:
         check_scope(segment, ctx)
         ctx.rule = outer
     if not segment.words:
-        if segment.assignments:
+        if any(not values.tracked(a.name) for a in segment.assignments):
             ctx.deny(Code.BP303, segment.span,
                      "an assignment without a command changes the shell for every later command",
                      "drop the assignment", rule=ASSIGNMENT)
         return
     check_argv(segment.words, ctx)
+
+
+def _expanded(words: tuple[Word, ...], ctx: Context, program: bool = True,
+              env: values.Env | None = None) -> tuple[Word, ...]:
+    """The words bash makes of written words by brace expansion, then of the
+    parameters the script set (judge/expand.py).  A program name is left as
+    written (denied when it expands: BP302), and so is every word of
+    `command …`, whose operand may name the cd builtin that judge/flow.py
+    must see written."""
+    out: list[Word] = []
+    substitute = bool(env) and not (program and words and words[0].value in ("command", "builtin"))
+    for k, word in enumerate(words):
+        if k == 0 and program:
+            out.append(word)
+            continue
+        made, refused = expand.brace_words(word)
+        if refused is not None:
+            ctx.unexpanded[id(word)] = refused
+        declaration = program and words[0].value == "export" and _ASSIGNMENT_WORD.match(word.text)
+        if substitute and made == (word,):
+            known: tuple[Word, ...] | None
+            if declaration:
+                value = expand.value(word, ctx.source, env or {})  # expanded as an assignment
+                known = None if value is None else (Word(word.text, word.span, value),)
+            else:
+                known = expand.substituted(word, ctx.source, env or {})
+            if known is not None:
+                made = known
+        if declaration and made == (word,) and word.value is None:
+            made = (shapes.quoted(word),)  # `export A=$x` is neither split nor globbed
+        out += made
+    return tuple(out)
+
+
+def _substituted_target(redirect, ctx: Context, env: values.Env):
+    """A redirection whose target is parameters the script set, with the value
+    bash opens (one word: more is bash's "ambiguous redirect"; a here-string
+    is neither split nor globbed)."""
+    target = redirect.target
+    if not env or target is None or target.value is not None or redirect.op in ("<<", "<<-"):
+        return redirect
+    made: tuple[Word, ...] | None
+    if redirect.op == "<<<":
+        text = expand.value(target, ctx.source, env)
+        made = None if text is None else (Word(target.text, target.span, text),)
+    else:
+        made = expand.substituted(target, ctx.source, env)
+    if made is None or len(made) != 1:
+        return redirect
+    return dataclasses.replace(redirect, target=made[0])
+
+
+_ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNED_KINDS = frozenset({PARAMETER, ARITHMETIC, GLOB, BRACE, TILDE})
+
+
+def _check_local_assignment(assignment: Assignment, ctx: Context) -> None:
+    """`name=VALUE` or `name=(WORDS)` without a command, for a shell-local
+    name: it sets a variable that only this script's later commands expand,
+    and the checker follows its value where it can (judge/values.py).  The
+    value's substitutions are commands checked like any other; `$'…'` and the
+    like stay denied."""
+    for word in assignment.elements if assignment.elements is not None else (assignment.value,):
+        if word.value is None and not all(
+                e.kind in _ASSIGNED_KINDS or (e.kind in (COMMAND_SUB, PROCESS_SUB) and e.body is not None)
+                for e in word.expansions):
+            ctx.deny_word(word, f"in the value of {assignment.name}")
 
 
 def _check_assignment(assignment: Assignment, ctx: Context) -> None:
@@ -882,7 +965,9 @@ def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None 
     name = program.value
     if "/" in name:
         directory, _, base = name.rpartition("/")
-        if not name.startswith("/") or directory not in ctx.policy.trusted_dirs or not base:
+        own = ctx.policy.spec(base) if base and name.startswith("/") else None
+        if not name.startswith("/") or not base or (
+                directory not in ctx.policy.trusted_dirs and not (own and installed_in(own, directory))):
             ctx.deny(Code.BP301, program.span,
                      f"`{name}` is a path, not a trusted program"
                      + ("" if name.startswith("/") else " (relative paths run whatever file is there)"),
@@ -995,10 +1080,10 @@ class ArgvReader:
 
     def read(self) -> None:
         spec, ctx = self.spec, self.ctx
-        for name, (values, reason) in spec.requires_env.items():
-            if ctx.assignments.get(name) not in values:
+        for name, (required, reason) in spec.requires_env.items():
+            if ctx.assignments.get(name) not in required:
                 ctx.deny(Code.BP304, self.words[self.i - 1].span, f"`{spec.display}` {reason.why}",
-                         reason.fix or f"prefix the command with {name}={values[0]}", reason.effect,
+                         reason.fix or f"prefix the command with {name}={required[0]}", reason.effect,
                          rule=PROGRAM)
         if spec.obsolete is not None and self.i < len(self.words):
             self.obsolete_form()
@@ -1236,6 +1321,8 @@ class ArgvReader:
     def long_option(self, word: Word, text: str) -> None:
         spec = self.spec
         name, eq, attached = text.partition("=")
+        if spec.abbreviations:
+            name = abbreviated(spec, name) or name
         flag = spec.flags.get(name)
         if flag is None and spec.style == "single" and text in spec.flags:
             flag, name, eq, attached = spec.flags[text], text, "", ""
@@ -1243,7 +1330,7 @@ class ArgvReader:
             self.unknown_flag(name, word)
             return
         if flag.denied is not None:
-            consumes = flag.value in ("required", "lastarg") and not eq
+            consumes = flag.value in ("required", "lastarg", "unless_flag") and not eq
             self.denied_flag(flag.denied, name, word, consumes_next=consumes,
                              fix=self.drop_flag(word, flag, consumes))
             return
@@ -1305,7 +1392,7 @@ class ArgvReader:
                 return
             if flag.denied is not None:
                 shown = name if len(text) == 2 else f"{name} (in {text})"
-                consumes = flag.value in ("required", "lastarg") and k + 1 == len(text)
+                consumes = flag.value in ("required", "lastarg", "unless_flag") and k + 1 == len(text)
                 fix = None
                 if k == 1 and (len(text) == 2 or flag.value == "required"):  # the flag and its value
                     fix = self.drop_flag(word, flag, consumes)
@@ -1323,8 +1410,15 @@ class ArgvReader:
         holder: Word | None
         if attached is not None:
             value, holder = attached, word
-        elif flag.value == "optional" or (flag.value == "lastarg" and self.i >= len(self.words)):
+        elif flag.value == "optional" or (flag.value in ("lastarg", "unless_flag") and self.i >= len(self.words)) \
+                or (flag.value == "unless_flag" and (self.words[self.i].value or "").startswith("-")):
             self.record(flag, name, None, word, None)
+            return
+        elif flag.value == "unless_flag" and self.words[self.i].value is None:
+            self.deny(Code.BP403, self.words[self.i].span,
+                      f"`{self.words[self.i].text}` is computed, so it may be the value of "
+                      f"`{self.spec.display} {name}` or, starting with `-`, an option of its own",
+                      f"write {name}{'=' if name.startswith('--') else ''}{flag.metavar or 'VALUE'} attached")
             return
         elif flag.value == "attached":
             self.deny(Code.BP403, word.span,

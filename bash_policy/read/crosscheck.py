@@ -160,6 +160,11 @@ def _compare_nodes(a, b, bodies: bool) -> None:
               [(y.name, _word(y.value)) for y in b.assignments])
         _compare_words("the assignment values", [x.value for x in a.assignments],
                        [y.value for y in b.assignments], a.span, bodies)
+        for mine, theirs in zip(a.assignments, b.assignments):
+            _same(mine.span, "whether an assignment is an array", mine.elements is None,
+                  theirs.elements is None)
+            _compare_words("an array's elements", mine.elements or (), theirs.elements or (), mine.span,
+                           bodies)
         _compare_words("the words", a.words, b.words, a.span, bodies)
     elif isinstance(a, (Subshell, Group)):
         _compare_lists(a.body, b.body, a.span, bodies)

@@ -84,6 +84,13 @@ _BREAK = frozenset(" \t\n;&|()<>")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
 _SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
+# The `${…}` forms read besides `${NAME}` (after the `${`): the length `#NAME`,
+# an array's elements or count (`NAME[@]`, `NAME[*]`, `NAME[3]`, `#NAME[@]`),
+# and the tests `-`, `:-`, `+`, `:+` with a plain word that nothing expands
+# (judge/expand.py computes their values).
+_PARAMETER_FORM = re.compile(
+    r"(?:#?[A-Za-z_][A-Za-z0-9_]*(?:\[[@*]\])?|[A-Za-z_][A-Za-z0-9_]*\[[0-9]+\]"
+    r"|[A-Za-z_][A-Za-z0-9_]*:?[-+][A-Za-z0-9_./,:=@%^ #+-]*)\}")
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
                        "while", "until", "do", "done", "function", "time", "{", "}", "!", "[[",
                        "]]", "coproc", "in"})
@@ -166,6 +173,10 @@ class Reader:
         self.heredocs: list[tuple[int, str, str, bool, int]] = []
         self.bodies: dict[int, str] = {}
         self._peeked: tuple[int, bool, _Token] | None = None
+        # What finish_word marks (read_word turns them off for words that
+        # another expansion made, or that bash does not expand this way).
+        self.marks_braces = self.marks_globs = self.assignment_tildes = True
+        self.last_word: _WordBuilder | None = None  # the units of the last word read the slow way
 
     # -- characters -------------------------------------------------------------
     def skip_joins(self, i: int) -> int:
@@ -311,6 +322,7 @@ class Reader:
             else:
                 b.literal(c, False)
                 i += 1
+        self.last_word = b
         return self.finish_word(b, s[start:end], start, end, assignment_value)
 
     def double_quoted(self, i: int, b: _WordBuilder) -> int:
@@ -357,8 +369,12 @@ class Reader:
             m = _NAME.match(s, j)
             end = m.end() if m else (j + 1 if j < self.n and s[j] in _SPECIAL_PARAMS else j)
             if end == j or not s.startswith("}", end):
-                self.fail(i, "`${…}` with operators is not supported: its value and extent are "
-                             "unknown to the checker", "write the value literally", code="BP201")
+                form = _PARAMETER_FORM.match(s, j)
+                if form is None:
+                    self.fail(i, "`${…}` with operators is not supported: its value and extent are "
+                                 "unknown to the checker", "write the value literally", code="BP201")
+                    raise AssertionError  # unreachable: fail raises
+                end = form.end() - 1
             b.expansion(PARAMETER, i, end + 1, quoted=quoted)
             return end + 1
         if nxt == "[":
@@ -451,7 +467,7 @@ class Reader:
         # (bash expands those in arguments too: `rg x=~/y` passes x=/root/y).
         if units and units[0] == "~":
             marks.append((0, TILDE))
-        if assignment_value or _ASSIGNMENT.match(text):
+        if assignment_value or (self.assignment_tildes and _ASSIGNMENT.match(text)):
             seen_eq = assignment_value
             for k in range(len(units) - 1):
                 if units[k] == "=" and not seen_eq:
@@ -463,10 +479,12 @@ class Reader:
                     break
         # Globs: unquoted `*`, `?`, or `[` with an unquoted `]` after it.
         for k, u in enumerate(units):
+            if not self.marks_globs:
+                break
             if u in ("*", "?") or (u == "[" and "]" in units[k + 1:]):
                 marks.append((k, GLOB))
                 break
-        brace = _brace_at(units)
+        brace = _brace_at(units) if self.marks_braces else None
         if brace is not None:
             marks.append((brace, BRACE))
         first = [b.offsets[k] for k, u in enumerate(units) if u == "$"][:1]
@@ -691,14 +709,47 @@ class Reader:
             self.fail(token.start, "`+=` appends to a value the checker cannot see",
                       "drop the assignment", end=token.end, code="BP600")
         value_start = token.start + m.end()
-        if self.s.startswith("(", value_start):
-            self.fail(token.start, "array assignments change shell variables the checker cannot "
-                                   "follow", "drop the assignment", end=token.end, code="BP600")
+        if self.s.startswith("(", value_start) and token.end == value_start:
+            assignments.append(self.array(m.group(1), token.start, value_start))
+            return True
         value = self.lex_word(value_start, assignment_value=True).word
         if value.span.end != token.end:  # the value reads as a word of its own extent
             self.fail(token.start, "this assignment is not read as one word", code="BP100")
         assignments.append(Assignment(m.group(1), value, Span(token.start, token.end)))
         return True
+
+    def array(self, name: str, start: int, open_at: int) -> Assignment:
+        """`NAME=(WORDS)`, an indexed array's elements, after the `NAME=` token
+        (parse_compound_assignment: words separated by blanks, newlines and
+        comments); `[KEY]=VALUE` elements are not read."""
+        opener = self.take()
+        if opener.kind != "op" or opener.text != "(":
+            self.unexpected(opener)
+        elements: list[Word] = []
+        while True:
+            token = self.peek()
+            if token.kind == "newline":
+                if self.heredocs:
+                    self.fail(token.start, "a here-document inside an array assignment is not supported")
+                self.take()
+            elif token.kind == "word":
+                if token.text.startswith("[") and "]=" in token.text:
+                    self.fail(token.start, "`[KEY]=VALUE` in an array assignment sets elements the "
+                              "checker does not follow", "list the values: a=(x y)", end=token.end,
+                              code="BP600")
+                elements.append(self.take().word)
+            elif token.kind == "op" and token.text == ")":
+                close = self.take()
+                break
+            else:
+                self.unexpected(token)
+        after = self.skip_joins(close.end)
+        if after < self.n and self.s[after] not in _BREAK:
+            self.fail(start, "bash reads `NAME=(…)` with text right after the `)` as a plain "
+                      "value, not an array", "put a blank after the `)`", end=after + 1)
+        text = self.s[open_at:close.end]
+        value = Word(text, Span(open_at, close.end), None)
+        return Assignment(name, value, Span(start, close.end), tuple(elements))
 
     def redirect(self, fd: int | None, start: int) -> Redirect:
         op = self.take()
@@ -910,8 +961,10 @@ class Reader:
 def _brace_at(units: list) -> int | None:
     """Where bash's brace expansion may apply: the first unquoted `{` whose
     matching unquoted `}` encloses an unquoted `,` or `..` (braces.c; a quoted
-    `$` before it does not stop it: `\\${a,b}` expands).  Over-approximates:
-    a word it marks is denied, never misread."""
+    `$` before it does not stop it: `\\${a,b}` expands).  A `}` met before any
+    separator is an ordinary character to bash (`a{},b}` is `a}` and `a`).
+    Over-approximates: a word it marks is expanded exactly by the judge
+    (read/braces.py) or denied, never misread."""
     for k, u in enumerate(units):
         if u != "{":
             continue
@@ -925,8 +978,8 @@ def _brace_at(units: list) -> int | None:
                 if depth == 0:
                     if found:
                         return k
-                    break
-                depth -= 1
+                else:
+                    depth -= 1
             elif v == "," or (v == "." and m + 1 < len(units) and units[m + 1] == "."):
                 found = True
     return None
@@ -976,6 +1029,51 @@ def parse(source: str) -> Script:
         return Script(source, None, (("BP103", Span(0, len(source)),
                                       "the command is nested too deeply to read", "simplify it"),))
     return Script(source, _with_bodies(body, reader.bodies) if reader.bodies else body, ())
+
+
+def read_word(text: str, *, braces: bool = True, globs: bool = True, assignment: bool = True,
+              assignment_value: bool = False) -> Word | None:
+    """`text` read as one word on its own, or None when it is not exactly one
+    word the reader accepts.  `braces`/`globs` off: brace expansion or
+    pathname expansion does not apply to it (a word brace expansion made; an
+    assignment's value); `assignment` off: a `~` after `=` is not expanded
+    (bash expands it only in words the parser saw as assignments);
+    `assignment_value`: it is the value of an assignment (a `~` after `=`
+    or `:` expands)."""
+    reader = Reader(text)
+    reader.marks_braces, reader.marks_globs, reader.assignment_tildes = braces, globs, assignment
+    try:
+        token = reader.lex_word(0, assignment_value=assignment_value)
+    except (ReadError, RecursionError):
+        return None
+    return token.word if token.end == len(text) and token.word is not None else None
+
+
+# One piece of a word as bash expands it: a literal character with whether it
+# is quoted, or an expansion (`Expansion.quoted`: inside double quotes).
+Part = tuple[str, bool] | Expansion
+
+
+def word_parts(source: str, word: Word, assignment_value: bool = False) -> list[Part] | None:
+    """The pieces of `word` (read from `source` at its span) in order, for a
+    word whose expansions are all read where they stand (`$…`, `${…}`,
+    `$(…)`, `$((…))`, process substitutions); None for any other word (globs,
+    tildes, braces: the pieces do not say where those apply).  For an
+    assignment's value (`assignment_value`) braces and globs are plain
+    characters, as bash does not expand them there."""
+    reader = Reader(source)
+    reader.marks_braces = reader.marks_globs = not assignment_value
+    try:
+        token = reader.lex_word(word.span.start, assignment_value=assignment_value)
+    except (ReadError, RecursionError):
+        return None
+    b = reader.last_word
+    if b is None or token.end != word.span.end or token.word is None \
+            or any(e.kind in (GLOB, TILDE, BRACE) for e in token.word.expansions):
+        return None
+    chars = iter("".join(b.chars))
+    expansions = iter(b.expansions)
+    return [next(expansions) if unit == "$" else (next(chars), unit is None) for unit in b.units]
 
 
 def _with_bodies(node, bodies: dict[int, str]):

@@ -92,9 +92,13 @@ class Word:
 
 @dataclass(frozen=True, slots=True)
 class Assignment:
+    """`NAME=VALUE`; for an array `NAME=(WORDS)`, `elements` holds the words
+    and `value` the text from `(` to `)`, not literal."""
+
     name: str
     value: Word
     span: Span
+    elements: tuple[Word, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +261,8 @@ def children(node) -> Iterator:
     elif isinstance(node, Command):
         for assignment in node.assignments:
             yield from _subs(assignment.value)
+            for element in assignment.elements or ():
+                yield from _subs(element)
         for word in node.words:
             yield from _subs(word)
         yield from _redirect_subs(node.redirects)
@@ -310,7 +316,8 @@ def own_words(node) -> tuple[Word, ...]:
     inside its substitutions belong to the nodes of their bodies)."""
     redirects = tuple(r.target for r in getattr(node, "redirects", ()) if r.target is not None)
     if isinstance(node, Command):
-        return node.words + tuple(a.value for a in node.assignments) + redirects
+        elements = tuple(w for a in node.assignments for w in a.elements or ())
+        return node.words + tuple(a.value for a in node.assignments) + elements + redirects
     if isinstance(node, For):
         return tuple(node.words or ()) + redirects
     if isinstance(node, Case):

@@ -55,10 +55,10 @@ _STATEMENT_TYPES = {"command", "pipeline", "list", "negated_command", "redirecte
 _UNSUPPORTED = {
     "function_definition": "a function definition",
     "c_style_for_statement": "a `for (( … ))` loop",
-    "declaration_command": "`export`/`declare`/`local`/`readonly`",
-    "unset_command": "`unset`",
-    "variable_assignments": "several assignments without a command",
 }
+# Nodes tree-sitter gives to what bash reads as a simple command: `export`,
+# `declare` and the like, `unset`, and several assignments without a command.
+_COMMAND_LIKE = {"declaration_command", "unset_command", "variable_assignments"}
 # Gaps between tokens may hold only blanks and backslash-newline pairs.
 _BLANK_GAP = re.compile(r"(?:[ \t]|\\\n)*")
 _JOIN_GAP = re.compile(r"(?:\\\n)*")
@@ -240,7 +240,7 @@ class _Builder:
             if body is None:
                 return self.command_from_children([], node, tuple(extra) + tuple(redirects))
             return self.unit(body, tuple(extra) + tuple(redirects))
-        if kind == "command":
+        if kind == "command" or kind in _COMMAND_LIKE:
             return self.command_from_children(list(node.children), node, redirects)
         if kind == "variable_assignment":
             return self.command_from_children([node], node, redirects)
@@ -420,7 +420,7 @@ class _Builder:
                 word_nodes.extend(child.children)
             elif kind in _REDIRECT_TYPES:
                 redirect_nodes.append(child)
-            elif kind in _STATEMENT_TYPES or kind in _UNSUPPORTED:
+            elif kind in _STATEMENT_TYPES or kind in _UNSUPPORTED or kind in _COMMAND_LIKE:
                 self.fail("BP101", child, "a compound command inside a simple command")
             else:
                 word_nodes.append(child)
@@ -518,6 +518,17 @@ class _Builder:
         text = self.source[span.start:span.end]
         name, _, _ = text.partition("=")
         value_text = text[len(name) + 1:]
+        value_node = node.child_by_field_name("value")
+        if value_node is not None and value_node.type == "array":
+            parts = value_node.children
+            if not parts or parts[0].type != "(" or parts[-1].type != ")" \
+                    or any(p.type == "comment" for p in parts):
+                self.fail("BP100", node, "the parser read this array assignment differently")
+            elements = self.group_words(list(parts[1:-1]))
+            value = Word(value_text, self.span(value_node), None)
+            if value.span.start != span.start + len(name) + 1 or value.span.end != span.end:
+                self.fail("BP100", node, "the parser read this array assignment differently")
+            return Assignment(name, value, span, tuple(elements))
         value = self.word(node.start_byte + len(name.encode()) + 1, node.end_byte, node.children[2:])
         if value.text != value_text:
             self.fail("BP100", node, "the parser read this assignment differently")
