@@ -49,7 +49,8 @@ from . import expand, fixes, later, rules, shapes, values
 from .codes import Code, Effect
 from .flow import command_directories
 from .policy import Policy
-from .rules import engine_rule
+from .problems import Problem
+from .rules import RuleName, engine_rule
 from .rules.files import check_around, check_special_operands
 from .scope import check_scope
 from .spec import CommandSpec, Flag, Reason, abbreviated, installed_in
@@ -302,12 +303,19 @@ class Context:
         self.known: dict[int, values.Env] = {}
         self.body: List | None = None  # the script's tree
 
-    def deny(self, code: Code | str, span: Span, message: str, hint: str,
-             effect: Effect | str | None = None, rule: str | None = None,
+    def deny(self, code: Problem | Code | str, span: Span, message: str = "", hint: str = "",
+             effect: Effect | str | None = None, rule: RuleName | None = None,
              fix: Fix | None = None) -> None:
-        """Record a denial; `rule` defaults to the rule running now."""
-        self.denials.append(Denial(Code(code).value, message, hint, span, self.segment,
-                                   None if effect is None else Effect(effect).value,
+        """Record a denial of `problem` at `span`; its rule is the problem's
+        own, else `rule`, else the rule running now."""
+        if isinstance(code, Problem):
+            problem = code
+            self.denials.append(Denial(problem.code, problem.message(), problem.hint(), span,
+                                       self.segment, problem.consequence(),
+                                       problem.rule or rule or self.rule, problem.fix, problem.kind))
+            return
+        self.denials.append(Denial(Code(code), message, hint, span, self.segment,
+                                   None if effect is None else Effect(effect),
                                    rule or self.rule, fix))
 
     def deny_word(self, word: Word, context: str = "") -> None:
@@ -364,8 +372,8 @@ class Context:
         return self.where.get(id(self.command), {self.cwd})
 
     def run_rule(self, name: str, inv: Invocation) -> None:
-        outer, self.rule = self.rule, name
         rule = rules.get(name)
+        outer, self.rule = self.rule, rule.name
         assert rule.check is not None, name  # specs name only rules with a check (spec.py)
         inv.reads = rule.reads
         try:
@@ -402,7 +410,7 @@ def check(command: str, policy: Policy | None = None, *, cwd: str | None = None)
         return _check(command, policy or Policy.default(), cwd)
     except Exception as error:  # fail closed, whatever went wrong
         text = command if isinstance(command, str) else ""
-        denial = Denial(Code.BP107.value, f"the checker failed on this command ({type(error).__name__}: "
+        denial = Denial(Code.BP107, f"the checker failed on this command ({type(error).__name__}: "
                         f"{error}); it is denied because it could not be checked",
                         "rewrite the command more simply; please report this input as a bug",
                         Span(0, len(text)), None, None, INTERNAL)
@@ -1075,7 +1083,7 @@ class ArgvReader:
         self.double_dash: Fix | None = None  # the `--` that fixes this command's operands, once found
 
     def deny(self, code: Code, span: Span, message: str, hint: str,
-             effect: Effect | None = None, rule: str = FLAGS, fix: Fix | None = None) -> None:
+             effect: Effect | None = None, rule: RuleName = FLAGS, fix: Fix | None = None) -> None:
         self.ctx.deny(code, span, message, hint, effect, rule=rule, fix=fix)
 
     def read(self) -> None:

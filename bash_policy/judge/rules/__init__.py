@@ -16,7 +16,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NewType
 
 from ..codes import Code
 
@@ -26,11 +26,16 @@ if TYPE_CHECKING:
     Check = Callable[[Invocation, Context], None]
 
 
+# A rule's name as the registry knows it (Denial.rule): only `rule` and
+# `engine_rule` make one, so a denial never names a rule that does not exist.
+RuleName = NewType("RuleName", str)
+
+
 @dataclass(frozen=True)
 class Rule:
     """A named check.  `check` is None for rules the engine applies itself."""
 
-    name: str
+    name: RuleName
     summary: str
     why: str
     codes: tuple[Code, ...]
@@ -77,7 +82,7 @@ def rule(name: str, *, codes: Iterable[Code], deny: Iterable[str], allow: Iterab
 
     def register(check: Check) -> Check:
         summary, why = _doc(check.__doc__, name)
-        _register(Rule(name, summary, why, tuple(codes), tuple(deny), tuple(allow), check,
+        _register(Rule(RuleName(name), summary, why, tuple(codes), tuple(deny), tuple(allow), check,
                        untestable, None if reads is None else frozenset(reads), unknown_operands))
         return check
 
@@ -85,11 +90,12 @@ def rule(name: str, *, codes: Iterable[Code], deny: Iterable[str], allow: Iterab
 
 
 def engine_rule(name: str, doc: str, *, codes: Iterable[Code], deny: Iterable[str],
-                allow: Iterable[str], untestable: str = "") -> str:
+                allow: Iterable[str], untestable: str = "") -> RuleName:
     """Register one of the engine's own checks; returns its name for `Denial.rule`."""
     summary, why = _doc(doc, name)
-    _register(Rule(name, summary, why, tuple(codes), tuple(deny), tuple(allow), None, untestable))
-    return name
+    _register(Rule(RuleName(name), summary, why, tuple(codes), tuple(deny), tuple(allow), None,
+                   untestable))
+    return RuleName(name)
 
 
 def modules() -> list[str]:
