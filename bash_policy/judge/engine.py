@@ -50,6 +50,7 @@ from .codes import Code, Effect
 from .flow import command_directories
 from .policy import Policy
 from .problems import Problem
+from .readings import cross_check
 from .rules import RuleName, engine_rule
 from .rules.files import check_around, check_special_operands
 from .scope import check_scope
@@ -73,12 +74,6 @@ SYNTAX = engine_rule("syntax", """Text that does not parse, or constructs outsid
     codes=[Code.BP100, Code.BP101, Code.BP102],
     deny=['rg "foo', "rg foo &", "f() { rg x; }", "while true; do ls; done"],
     allow=['rg "foo"', "(cd src && rg x)", "for f in a b; do wc -l \"$f\"; done"])
-READINGS = engine_rule("readings", """Commands that tree-sitter (or bashlex) reads differently from bash's grammar.
-    Published bypasses of read-only checkers are mostly parser differentials:
-    the checker read one command and bash ran another.  A command is allowed
-    only when the independent readings agree.""",
-    codes=[Code.BP106], deny=[], allow=["rg foo | head"],
-    untestable="needs a reader bug; tests/test_crosscheck.py feeds the comparison differing trees")
 LIMITS = engine_rule("segment_limit", """More simple commands in one line than the policy's limit.
     An unbounded number of commands would make the check slow; past the limit
     it is denied, never skipped.""",
@@ -447,7 +442,6 @@ def _check(command: str, policy: Policy, cwd: str | None, fix: bool = True) -> V
     if script.body is not None:
         _check_node(script.body, ctx, index, _lines_at_risk(script.body, command, policy))
     if not ctx.denials:  # only an allow needs the other readings
-        from ..read.crosscheck import cross_check
         cross_check(script, ctx)
     denials, combined = tuple(ctx.denials), None
     if fix and any(d.fix is not None for d in denials):

@@ -11,18 +11,13 @@ between two independent implementations.  Any difference denies (BP106).
 
 bashlex, a port of bash's yacc grammar (the optional `[crosscheck]` extra),
 is a third reading where it can read the command: a difference denies too;
-a command it cannot read (compound commands, `time`) gets a note.  The
-default install is as safe as the one with the extra: the two required
-readings decide, and no corpus case depends on which is installed.
-`Policy.crosscheck`: "auto" (bashlex when installed), "required" (deny
-without it), "off" (no bashlex).  Tree-sitter always runs.
+a command it cannot read (compound commands, `time`) gets a note.  This
+module compares; bash_policy/judge/readings.py decides which readings are
+taken and denies.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import sys
 from dataclasses import dataclass
 
 from .model import (
@@ -42,9 +37,6 @@ from .model import (
     While,
     Word,
 )
-
-_HINT = ("write it so every bash parser reads it one way: plain quoting, no line continuations "
-         "inside words, here-documents last; `bash-policy explain` shows the readings")
 
 
 @dataclass(frozen=True)
@@ -214,51 +206,3 @@ def compare(exact: Script, other: Script, reader: str) -> Difference | None:
         span, what, mine, theirs = mismatch.args4
         return Difference(span, what, mine, theirs, reader)
     return None
-
-
-def _bashlex_installed() -> bool:
-    if "bashlex" in sys.modules:
-        return sys.modules["bashlex"] is not None
-    return _bashlex_found()
-
-
-@functools.cache
-def _bashlex_found() -> bool:
-    """Looked up once per process: a failed import searches every path entry
-    again on each call, which cost more than the rest of the check."""
-    return importlib.util.find_spec("bashlex") is not None
-
-
-def cross_check(script: Script, ctx) -> None:
-    """Re-read `script.source` with tree-sitter, then bashlex; deny (BP106) on
-    any difference from the exact reading."""
-    from . import parse_cache, treesitter
-
-    ctx.segment = None
-    difference = compare(script, parse_cache.read(treesitter.parse, script.source), "tree-sitter")
-    if difference is not None:
-        ctx.deny("BP106", difference.span, difference.message, _HINT, rule="readings")
-        return
-    mode = ctx.policy.crosscheck
-    if mode == "off":
-        ctx.notes.append("cross-check: tree-sitter agreed; bashlex off")
-        return
-    if not _bashlex_installed():
-        if mode == "required":
-            ctx.deny("BP106", Span(0, len(script.source)),
-                     "the policy requires the bashlex cross-check, but bashlex is not installed",
-                     "install it (pip install 'bash-policy[crosscheck]') or set crosscheck = \"auto\"")
-        else:
-            ctx.notes.append("cross-check: tree-sitter agreed; bashlex not installed")
-        return
-    from . import bashlex_reader
-
-    reading = parse_cache.read(bashlex_reader.parse, script.source)
-    if reading.problems:
-        ctx.notes.append("cross-check: tree-sitter agreed; bashlex cannot read this command")
-        return
-    difference = compare(script, reading, "bashlex")
-    if difference is not None:
-        ctx.deny("BP106", difference.span, difference.message, _HINT, rule="readings")
-        return
-    ctx.notes.append("cross-check: tree-sitter and bashlex agreed")
