@@ -32,3 +32,4 @@ def test_each_file_holds_its_code():
             verdict = check(entry.command, cwd=entry.cwd and str(ROOT / entry.cwd))
             assert code in {d.code for d in verdict.denials if d.kind == entry.kind}, entry
 
+

@@ -157,3 +157,21 @@ def test_rule_modules_are_found_where_they_live():
     for name, rule in RULES.items():
         if rule.check is not None:
             assert rule.check.__module__.rpartition(".")[2] in rules.modules(), name
+
+
+def test_every_denial_has_a_code_its_rule_declares():
+    """docs/rules.md lists each rule's codes: a denial's code is among them
+    for every corpus case and example (a rule that calls another's check
+    declares that one's codes too)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from messages import ROOT, commands
+
+    wrong = {}
+    for command, cwd in commands():
+        for d in check(command, cwd=None if cwd is None else str(ROOT / cwd)).denials:
+            if d.code not in RULES[d.rule].codes:
+                wrong.setdefault((d.rule, d.code.value), command)
+    assert not wrong, wrong

@@ -82,7 +82,7 @@ EXPANSION = engine_rule("expansion", """A word whose value bash computes at run 
     Command and parameter expansion, arithmetic, globs, braces, tildes and
     `$'…'` quoting turn one written word into text the checker cannot know.""",
     codes=[Code.BP200, Code.BP201, Code.BP202, Code.BP203, Code.BP204, Code.BP205, Code.BP206,
-           Code.BP207],
+           Code.BP207, Code.BP404],
     deny=['cat < "$(ls)"', 'cat < "$F"', "ls {a,b}$(id)", "rg $'\\x2d' x"],
     allow=["rg 'x'", 'echo "$(git branch --show-current)"', 'rg -- "$X" src'])
 ASSIGNMENT = engine_rule("assignment", """Assignments outside the harmless list, and assignments without a command.

@@ -48,9 +48,15 @@ class Problem:
     fix: Fix | None = field(default=None, kw_only=True, compare=False)
 
     def __init_subclass__(cls, **kwargs) -> None:
-        """A format may name only the kind's own fields: checked when the
-        class is made, so a misspelt field fails at import, not mid-check."""
+        """A kind has a code, a message and a hint, and a format names only
+        the kind's own fields: checked when the class is made, so a kind
+        that lacks one fails at import, not in the middle of a check."""
         super().__init_subclass__(**kwargs)
+        if not isinstance(getattr(cls, "code", None), Code):
+            raise TypeError(f"{cls.__name__}: a kind of problem needs a code")
+        for part in ("message", "hint"):
+            if not getattr(cls, f"{part}_format") and getattr(cls, part) is getattr(Problem, part):
+                raise TypeError(f"{cls.__name__}: a kind of problem needs a {part}")
         names = set(getattr(cls, "__annotations__", {}))
         for base in cls.__mro__[1:]:
             names.update(getattr(base, "__annotations__", {}))

@@ -207,7 +207,7 @@ def _extension_dirs() -> list[str]:
     return [os.path.join(base, "extensions") for base in bases if base]
 
 
-@rule("gh_newer_command", codes=[Code.BP405],
+@rule("gh_newer_command", codes=[Code.BP405, Code.BP407],
       deny=[], allow=["gh cache list", "gh variable list -R o/r", "gh org list"],
       untestable="needs an installed gh extension of that name: tests/test_git_gh.py")
 def gh_newer_command(inv, ctx) -> None:

@@ -299,7 +299,7 @@ class StashChanges(Problem):
     word: Word
 
 
-@rule("git_stash", codes=[Code.BP405],
+@rule("git_stash", codes=[Code.BP405, Code.BP400, Code.BP403],
       deny=["git stash", "git stash pop", "git stash -p list"], allow=["git stash list", "git stash show -p"])
 def git_stash(inv, ctx) -> None:
     """`git stash` other than `list` and `show` with the subcommand first.
@@ -324,7 +324,7 @@ class ReflogWrites(Problem):
     subcommand: str
 
 
-@rule("git_reflog", codes=[Code.BP405],
+@rule("git_reflog", codes=[Code.BP405, Code.BP400, Code.BP403],
       deny=["git reflog expire --all"], allow=["git reflog", "git reflog show HEAD"])
 def git_reflog(inv, ctx) -> None:
     """`git reflog expire`, `delete` and `drop`, which rewrite reflogs.
