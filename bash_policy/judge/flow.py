@@ -14,6 +14,7 @@ going to $HOME).  Rules read it through `Context.directories()`.
 from __future__ import annotations
 
 import os
+import re
 
 from ..read.model import (
     Case,
@@ -41,7 +42,14 @@ def cd_operands(command: Command) -> list[Word] | None:
     """The operands of a command that runs the cd builtin, or None for other commands."""
     words = command.words
     while words and words[0].value in _PREFIXES:
-        words = words[1:]
+        prefix, words = words[0].value, words[1:]
+        # `command`'s own options: -p (a default PATH) and `--` still run cd;
+        # -v and -V only print what cd is (bash 5.2, tried)
+        while prefix == "command" and words and (words[0].value == "--" or re.fullmatch(
+                r"-[pvV]+", words[0].value or "")):
+            if "v" in words[0].value.lower():
+                return None
+            words = words[1:]
     if not words or words[0].value != "cd":
         return None
     operands = [w for w in words[1:] if w.value not in _SHELL_FLAGS]
