@@ -139,30 +139,72 @@ class _Builder:
             self.fail("BP100", self.span_bytes(start, end), "an empty command list")
         return List(tuple(items), tuple(ops), Span(items[0].span.start, items[-1].span.end))
 
-    def and_or(self, node, redirects=()) -> list[tuple[Pipeline, str]]:
-        """A statement as pipelines joined by && and || (the op before each)."""
+    def and_or(self, node, redirects=(), continued: bool = False) -> list[tuple[Pipeline, str]]:
+        """A statement as pipelines joined by && and || (the op before each).
+        `continued`: the first pipeline continues one that `rejoined` is
+        putting back together (no `!` or `time` may start it)."""
         out: list[tuple[Pipeline, str]] = []
-        work = [(node, "", redirects)]
+        work = [(node, "", redirects, continued)]
         while work:
-            node, op, redirects = work.pop()
+            node, op, redirects, continued = work.pop()
             if node.type == "list":
                 children = [c for c in node.children if c.type != "comment"]
                 parts = [c for c in children if c.type not in ("&&", "||")]
                 ops = [c.type for c in children if c.type in ("&&", "||")]
                 if len(parts) != 2 or len(ops) != 1:
                     self.fail("BP100", node, "the parser read this list differently")
-                work.append((parts[1], ops[0], redirects))
-                work.append((parts[0], op, ()))
+                work.append((parts[1], ops[0], redirects, False))
+                work.append((parts[0], op, (), continued))
             elif node.type == "redirected_statement" and node.child_by_field_name("body") is not None \
                     and node.child_by_field_name("body").type in ("list", "pipeline", "negated_command") \
                     and not self.is_compound(node.child_by_field_name("body")):
                 body = node.child_by_field_name("body")
                 extra = [c for c in node.children if c != body]
                 self.check_redirect_nodes(node, extra)
-                work.append((body, op, tuple(extra) + tuple(redirects)))
+                work.append((body, op, tuple(extra) + tuple(redirects), continued))
+            elif node.type == "pipeline" and self.members(node)[0][-1][0].type == "list":
+                out.extend(self.rejoined(node, op, redirects, continued))
             else:
-                out.append((self.pipeline(node, redirects), op))
+                out.append((self.pipeline(node, redirects, continued), op))
         return out
+
+    def members(self, node) -> tuple[list, list[bool]]:
+        """A pipeline node's members, each with the redirection nodes that
+        belong to it, and for each joint whether it is `|&`.  tree-sitter-bash
+        hangs a redirection after a middle member on the pipeline so far
+        (`a | b 2>x | c` is `pipeline(redirected(pipeline(a, b), 2>x), c)`):
+        bash's redirection belongs to that member, `b`."""
+        members: list[tuple] = []
+        joints: list[bool] = []
+        for child in node.children:
+            if child.type in ("|", "|&"):
+                joints.append(child.type == "|&")
+            elif child.type != "comment":
+                members.append((child, ()))
+        first = members[0][0]
+        body = first.child_by_field_name("body") if first.type == "redirected_statement" else None
+        if body is not None and body.type == "pipeline":
+            extra = tuple(c for c in first.children if c != body)
+            self.check_redirect_nodes(first, extra)
+            inner, inner_joints = self.members(body)
+            last, own = inner[-1]
+            inner[-1] = (last, own + extra)
+            members, joints = inner + members[1:], inner_joints + joints
+        return members, joints
+
+    def rejoined(self, node, op: str, redirects, continued: bool) -> list[tuple[Pipeline, str]]:
+        """Undo tree-sitter-bash's one misnesting of `a | b | c && d`: it reads
+        `pipeline(a, list(pipeline(b, c), d))`, where bash (whose `|` binds
+        tighter than `&&` and `||`) reads `list(pipeline(a, b, c), d)`.  The
+        same members and operators, in the same order: the list's first
+        pipeline continues this one, and the rest of the list follows it."""
+        members, joints = self.members(node)
+        head = self.piped(node.start_byte, members[:-1], joints[:-1], False, (), continued)
+        rest = self.and_or(members[-1][0], redirects, continued=True)
+        first, _ = rest[0]
+        merged = Pipeline(head.commands + first.commands, Span(head.span.start, first.span.end),
+                          head.negated, head.timed, head.stderr + (joints[-1],) + first.stderr)
+        return [(merged, op), *rest[1:]]
 
     def is_compound(self, node) -> bool:
         return node.type not in ("list", "pipeline", "negated_command", "command")
@@ -171,12 +213,12 @@ class _Builder:
         if any(c.type not in _REDIRECT_TYPES for c in extra):
             self.fail("BP101", node, "unsupported redirection layout")
 
-    def pipeline(self, node, redirects=()) -> Pipeline:
+    def pipeline(self, node, redirects=(), continued: bool = False) -> Pipeline:
         negated = False
         start = node.start_byte
         while node.type == "negated_command":
             inner = [c for c in node.children if c.type != "!"]
-            if len(inner) != 1:
+            if len(inner) != 1 or continued:
                 self.fail("BP100", node, "the parser read this `!` differently")
             negated = not negated
             node = inner[0]
@@ -185,30 +227,31 @@ class _Builder:
             if body is not None and body.type in ("pipeline", "negated_command"):
                 extra = [c for c in node.children if c != body]
                 self.check_redirect_nodes(node, extra)
-                piped = self.pipeline(body, tuple(extra) + tuple(redirects))
+                piped = self.pipeline(body, tuple(extra) + tuple(redirects), continued)
                 return Pipeline(piped.commands, self.span_bytes(start, node.end_byte),
                                 piped.negated != negated, piped.timed, piped.stderr)
-        members = [node]
-        stderr: list[bool] = []
-        if node.type == "pipeline":
-            members = [c for c in node.children if c.type not in ("|", "|&", "comment")]
-            stderr = [c.type == "|&" for c in node.children if c.type in ("|", "|&")]
+        members, stderr = self.members(node) if node.type == "pipeline" else ([(node, ())], [])
+        return self.piped(start, members, stderr, negated, redirects, continued)
+
+    def piped(self, start: int, members, stderr: list[bool], negated: bool, redirects,
+              continued: bool) -> Pipeline:
+        """Pipeline members as a Pipeline; `redirects` belong to the last one."""
         commands = []
-        for index, member in enumerate(members):
+        for index, (member, own) in enumerate(members):
             if member.type == "negated_command":  # tree-sitter puts `!` on the first member
                 inner = [c for c in member.children if c.type != "!"]
-                if index or len(inner) != 1 or inner[0].type == "negated_command":
+                if index or continued or len(inner) != 1 or inner[0].type == "negated_command":
                     self.fail("BP100", member, "`!` must start a pipeline")
                 negated = not negated
                 member = inner[0]
             last = index == len(members) - 1
-            commands.append(self.unit(member, redirects if last else ()))
+            commands.append(self.unit(member, tuple(own) + (tuple(redirects) if last else ())))
         timed = False
         first = commands[0]
         if isinstance(first, Command) and first.words and first.words[0].text == "time" \
-                and not first.assignments:
-            commands[0], timed = self.untime(first, members[0])
-        return Pipeline(tuple(commands), self.span_bytes(start, members[-1].end_byte), negated,
+                and not first.assignments and not continued:  # after `|`, `time` is a program
+            commands[0], timed = self.untime(first, members[0][0])
+        return Pipeline(tuple(commands), self.span_bytes(start, members[-1][0].end_byte), negated,
                         timed, tuple(stderr))
 
     def is_compound_body(self, node) -> bool:

@@ -388,11 +388,27 @@ def _joined(c: Choices, options, bodies: list[str], family: str) -> str:
     return op
 
 
-def pipeline(c: Choices, bodies: list[str]) -> str:
+def pipeline(c: Choices, bodies: list[str], long: bool = False) -> str:
+    """Commands joined by pipes; `long`: at least two pipes (three members)."""
     prefix = c.tricky("prefix", PREFIXES) if c.chance(10) else ""
     out = prefix + command(c, bodies)
-    for _ in range(c.count(2, 30)):
+    for _ in range(2 + c.count(2, 40) if long else c.count(2, 30)):
         out += _joined(c, PIPES, bodies, "pipe") + command(c, bodies)
+    return out
+
+
+AND_OR = [(" && ", False), (" || ", False), ("&&", False), ("||", False), (" &&\n", True),
+          (" ||\n", True), (" &&\\\n", False)]
+
+
+def and_or_chain(c: Choices, bodies: list[str]) -> str:
+    """Pipelines of three members or more joined by `&&` and `||`
+    (`ps aux | grep x | wc -l && echo done`): tree-sitter-bash nests them
+    otherwise than bash, and the checker must read them as bash does."""
+    c.tag("shape:long-pipelines-and-or")
+    out = pipeline(c, bodies, long=c.chance(80))
+    for _ in range(1 + c.count(2, 40)):
+        out += _joined(c, AND_OR, bodies, "and-or") + pipeline(c, bodies, long=c.chance(60))
     return out
 
 
@@ -400,9 +416,10 @@ def script(c: Choices) -> str:
     bodies: list[str] = []
     out = c.tricky("leader", ["\n", " ", "# c\n", "\\\n", "#\\\n", "\n\n", "\r\n"]) \
         if c.chance(5) else ""
-    out += pipeline(c, bodies)
+    out += and_or_chain(c, bodies) if c.chance(15) else pipeline(c, bodies)
     for _ in range(c.count(3, 40)):
-        out += _joined(c, OPERATORS, bodies, "operator") + pipeline(c, bodies)
+        out += _joined(c, OPERATORS, bodies, "operator") + (
+            and_or_chain(c, bodies) if c.chance(10) else pipeline(c, bodies))
     out += c.tricky("trailer", TRAILERS) if c.chance(12) else ""
     if bodies:
         out += "\n" + "".join(bodies)
