@@ -45,7 +45,7 @@ from ..read.model import (
     children,
     walk,
 )
-from . import rules, shapes
+from . import descriptors, rules, shapes
 from .codes import Code, Effect
 from .flow import command_directories
 from .policy import Policy
@@ -245,8 +245,14 @@ class Context:
         # The literal per-command assignments of the command being checked.
         self.assignments: dict[str, str | None] = {}
         self.command: Command | None = None
-        # The command before this one in its pipeline, whose output is this one's input.
-        self.pipe_source: Command | None = None
+        # What each descriptor of the command being checked refers to, after its
+        # redirections (judge/descriptors.py); and every command's, by id.
+        self.fds: descriptors.Table = descriptors.start()
+        self.tables: dict[int, descriptors.Table] = {}
+        # The innermost `while` whose test or body is being checked.
+        self.loop: While | None = None
+        # The node being checked, command or compound, for `directories()`.
+        self.at: object | None = None
         # Checking a command a program runs in directories of its own (find -execdir).
         self.elsewhere = False
         # How many times the command being checked may run: the product of its
@@ -309,9 +315,10 @@ class Context:
         """Every directory the command being checked may run in (None: unknown)."""
         if self.elsewhere:
             return {None}  # `find -execdir`: in each found file's directory
-        if self.command is None:
+        at = self.command if self.command is not None else self.at
+        if at is None:
             return {self.cwd}
-        return self.where.get(id(self.command), {self.cwd})
+        return self.where.get(id(at), {self.cwd})
 
     def run_rule(self, name: str, inv: Invocation) -> None:
         outer, self.rule = self.rule, name
@@ -414,35 +421,44 @@ def _lines_at_risk(body: List, source: str, policy: Policy) -> set[int]:
     return at_risk
 
 
-def _stdin_after(redirects, stdin_is_script: bool, ctx: Context) -> bool:
-    """Whether standard input is still the script after these redirections,
-    applied in order as bash does: `<&0`, `< /dev/stdin` and `3<&0 <&3` keep
-    it; a file, here-document or a close replace it."""
-    script = {0} if stdin_is_script else set()
-    for r in redirects:
-        op, target = r.op, r.target
-        fd = r.fd if r.fd is not None else (0 if op.startswith("<") else 1)
-        source = target.value if target is not None else None
-        if op in ("<&", ">&") and source is not None and _DESCRIPTOR.fullmatch(source):
-            keeps = int(source.rstrip("-")) in script
-            if source.endswith("-"):
-                script.discard(int(source.rstrip("-")))  # `<&3-` moves the descriptor
-        elif op in ("<", "<>"):
-            keeps = bool(script) and (source is None or names_stdin(source, ctx.cwd)
-                                      or "stdin" in _on_disk(source, ctx))
-        else:
-            keeps = False
-        if op in ("&>", "&>>"):
-            script -= {1, 2}
-        elif keeps:
-            script.add(fd)
-        else:
-            script.discard(fd)
-    return 0 in script
+def _redirected(node, fds: descriptors.Table, ctx: Context) -> descriptors.Table:
+    """Check a node's redirections in order, as bash applies them to the
+    descriptors `fds` it inherits, and return the descriptors it runs with."""
+    for redirect in node.redirects:
+        step = descriptors.apply(redirect, fds, ctx.loop, lambda path: _names_stdin(path, ctx))
+        _check_redirect(redirect, ctx, step)
+        fds = step.after
+    return fds
+
+
+def _names_stdin(path: str, ctx: Context) -> bool:
+    """Whether opening `path` opens standard input again: /dev/stdin by its
+    name, or a link to it in a directory the command may run in."""
+    return names_stdin(path, ctx.cwd) or "stdin" in _on_disk(path, ctx)
+
+
+def _check_input(fds: descriptors.Table, inherited: descriptors.Table, node, ctx: Context) -> None:
+    """Standard input must not be a copy of the caller's standard output or
+    error, however the redirection that made it is spelled (`0<&2`, `0>&2`,
+    `3>&1 <&3`): those are a terminal or a socket the harness reads, and a
+    program reading them waits for ever (Node-based harnesses keep them open).
+    Judged where the node's own redirections make it so."""
+    origin = fds.get(0)
+    if origin is None or not origin.caller_output or origin is inherited.get(0):
+        return
+    made = next((r for r in reversed(node.redirects)
+                 if (r.fd if r.fd is not None else (0 if r.op.startswith("<") else 1)) == 0), None)
+    span = made.span if made is not None else node.span
+    ctx.deny(Code.BP500, span,
+             f"`{ctx.source[span.start:span.end]}` makes standard input a copy of descriptor "
+             f"{origin.fd}, the caller's standard {'output' if origin.fd == 1 else 'error'}: a program "
+             "reading it waits on a terminal or pipe that never ends",
+             "read a file instead: `< FILE`, or `< /dev/null` for no input", Effect.HANG,
+             rule=REDIRECTION)
 
 
 def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = frozenset(),
-                stdin_is_script: bool = False) -> None:
+                fds: descriptors.Table | None = None, piped_stderr: bool = False) -> None:
     """Check every command in the tree, as bash would run it.
 
     Lists, pipelines, subshells, groups and `if`/`case` branches are checked
@@ -450,8 +466,10 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = f
     literal set, file names under a fixed prefix, or anything); `while` loops
     only read lines (`while read -r l; do …; done < f`), since a loop with any
     other test may never end.  Commands inside substitutions run too, so they
-    are checked like any other.  `stdin_is_script`: the node's standard input
-    may be the rest of the script (BP108)."""
+    are checked like any other.  `fds`: the descriptors the node inherits
+    (judge/descriptors.py); `piped_stderr`: `|&` after it adds `2>&1` after
+    its own redirections."""
+    fds = descriptors.start() if fds is None else fds
     if isinstance(node, List):
         for item, op in zip(node.items, node.ops):
             if op == "&":
@@ -459,38 +477,49 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = f
                 ctx.deny(Code.BP102, item.span, "`&` runs the command before it in the background",
                          "drop the `&`; plan mode runs commands in the foreground only", rule=SYNTAX)
         for k, item in enumerate(node.items):
-            _check_node(item, ctx, index, stdin_is_script=stdin_is_script or k in at_risk)
+            _check_node(item, ctx, index, fds=descriptors.with_script(fds) if k in at_risk else fds)
         return
     if isinstance(node, Pipeline):
+        last = len(node.commands) - 1
         for k, member in enumerate(node.commands):
-            before = node.commands[k - 1] if k else None
-            ctx.pipe_source = before if isinstance(before, Command) else None
-            _check_node(member, ctx, index, stdin_is_script=stdin_is_script and k == 0)
-        ctx.pipe_source = None
+            inherited = dict(fds)
+            if k:
+                inherited[0] = descriptors.Origin(descriptors.PIPE_IN, joint=(id(node), k - 1),
+                                                  writer=node.commands[k - 1], reader=member)
+            if k < last:
+                inherited[1] = descriptors.Origin(descriptors.PIPE_OUT, joint=(id(node), k))
+            _check_node(member, ctx, index, fds=inherited,
+                        piped_stderr=k < last and k < len(node.stderr) and node.stderr[k])
         return
-    redirects = node.redirects
     if isinstance(node, Command):
         # Bash expands a simple command's words, and runs their substitutions,
         # before it applies the command's redirections.
-        for child in children(node):
-            _check_node(child, ctx, index, stdin_is_script=stdin_is_script)
-        _check_command(node, ctx, index, _stdin_after(redirects, stdin_is_script, ctx))
+        _check_substitutions(node, ctx, index, fds)
+        ctx.segment = index[id(node)]
+        ctx.command = ctx.at = node
+        own = _redirected(node, fds, ctx)
+        if piped_stderr and 1 in own:
+            own = {**own, 2: own[1]}
+        ctx.tables[id(node)] = own
+        _check_input(own, fds, node, ctx)
+        _check_command(node, ctx, own)
         return
-    stdin_is_script = _stdin_after(redirects, stdin_is_script, ctx)
-    for child in children(node):  # substitutions in the node's own words, then bodies
-        if isinstance(child, List) and not _is_body(node, child):
-            _check_node(child, ctx, index, stdin_is_script=stdin_is_script)
+    _check_substitutions(node, ctx, index, fds)
     ctx.segment = None
     ctx.command = None
-    _check_compound_redirects(redirects, ctx)
+    ctx.at = node
+    inherited, fds = fds, _redirected(node, fds, ctx)
+    if piped_stderr and 1 in fds:
+        fds = {**fds, 2: fds[1]}
+    _check_input(fds, inherited, node, ctx)
     if isinstance(node, (Subshell, Group)):
-        _check_node(node.body, ctx, index, stdin_is_script=stdin_is_script)
+        _check_node(node.body, ctx, index, fds=fds)
     elif isinstance(node, If):
         for test, body in node.branches:
-            _check_node(test, ctx, index, stdin_is_script=stdin_is_script)
-            _check_node(body, ctx, index, stdin_is_script=stdin_is_script)
+            _check_node(test, ctx, index, fds=fds)
+            _check_node(body, ctx, index, fds=fds)
         if node.orelse is not None:
-            _check_node(node.orelse, ctx, index, stdin_is_script=stdin_is_script)
+            _check_node(node.orelse, ctx, index, fds=fds)
     elif isinstance(node, For):
         _check_loop_words(node, ctx)
         shape = shapes.loop_variable(node.words or ())
@@ -498,19 +527,53 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = f
             shape = shapes.UNKNOWN
         literal = node.words is not None and all(w.value is not None for w in node.words)
         with _binding(ctx, (node.name,), shape, node.span, len(node.words or ()) if literal else None):
-            _check_node(node.body, ctx, index, stdin_is_script=stdin_is_script)
+            _check_node(node.body, ctx, index, fds=fds)
     elif isinstance(node, While):
         names = _read_loop(node, ctx)
-        with _binding(ctx, names, shapes.UNKNOWN, node.span, None):  # the test runs each time too
-            _check_node(node.test, ctx, index, stdin_is_script=stdin_is_script)
-            _check_node(node.body, ctx, index, stdin_is_script=stdin_is_script)
+        outer, ctx.loop = ctx.loop, node
+        try:
+            with _binding(ctx, names, shapes.UNKNOWN, node.span, None):  # the test runs each time too
+                _check_node(node.test, ctx, index, fds=fds)
+                _check_node(node.body, ctx, index, fds=fds)
+        finally:
+            ctx.loop = outer
+        if names:
+            _check_read_input(node, ctx)
     elif isinstance(node, Case):
         for arm in node.arms:
             if arm.body is not None:
-                _check_node(arm.body, ctx, index, stdin_is_script=stdin_is_script)
+                _check_node(arm.body, ctx, index, fds=fds)
     elif isinstance(node, Cond):
         _check_cond(node, ctx)
     # Arith: the reader admits only numbers and operators, which change nothing.
+
+
+def _check_substitutions(node, ctx: Context, index: dict[int, int], fds: descriptors.Table) -> None:
+    """The commands inside a node's own words (not its bodies): bash runs them
+    first, with their output captured."""
+    captured = {**fds, 1: descriptors.Origin(descriptors.CAPTURED)}
+    for child in children(node):
+        if isinstance(child, List) and not _is_body(node, child):
+            _check_node(child, ctx, index, fds=captured)
+
+
+def _check_read_input(node: While, ctx: Context) -> None:
+    """`while read …` ends only when `read` reaches the end of input it
+    consumes: one opened once, on the loop or around it, or a pipe into it.
+    A redirection on `read` itself, or anywhere else inside the loop, is
+    opened again on every pass, so `read` gets its first line for ever
+    (`while read -r l < f`, a here-string or here-document on `read`)."""
+    command = node.test.items[0].commands[0]
+    origin = ctx.tables.get(id(command), {}).get(0)
+    if descriptors.reopened_each_pass(origin, node):
+        redirect = origin.redirect if origin is not None else None
+        span = redirect.span if redirect is not None else command.span
+        ctx.segment = None
+        ctx.deny(Code.BP101, span,
+                 f"`{ctx.source[span.start:span.end]}` is opened again on every pass of the loop, so "
+                 "`read` gets the same first line each time and the loop never ends",
+                 "redirect the whole loop: `while read -r line; do …; done < FILE`", Effect.HANG,
+                 rule=SYNTAX)
 
 
 def _is_body(node, child) -> bool:
@@ -529,16 +592,16 @@ def _is_body(node, child) -> bool:
     return False
 
 
-def _check_command(node: Command, ctx: Context, index: dict[int, int], stdin_is_script: bool) -> None:
-    ctx.segment = index[id(node)]
-    ctx.command = node
+def _check_command(node: Command, ctx: Context, fds: descriptors.Table) -> None:
+    ctx.fds = fds
     ctx.reads_stdin = False
     ctx.variables["PWD"] = shapes.working_directory(ctx.directories())
     try:
         check_segment(node, ctx)
     finally:
         del ctx.variables["PWD"]
-    if stdin_is_script and ctx.reads_stdin and node.words:
+    origin = fds.get(0)
+    if origin is not None and origin.is_script and ctx.reads_stdin and node.words:
         line = ctx.source.count("\n", 0, node.span.start) + 1
         ctx.deny(Code.BP108, node.words[0].span,
                  f"`{ctx.source[node.span.start:node.span.end]}` on line {line} may read standard "
@@ -621,14 +684,6 @@ def _read_loop(node: While, ctx: Context) -> tuple[str, ...]:
                  if w.value and w.value.isascii() and w.value.isidentifier())
 
 
-def _check_compound_redirects(redirects, ctx: Context) -> None:
-    opened = {0, 1, 2}
-    for redirect in redirects:
-        _check_redirect(redirect, ctx, opened)
-        if redirect.fd is not None:
-            opened.add(redirect.fd)
-
-
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 
 
@@ -692,11 +747,6 @@ def check_segment(segment: Command, ctx: Context) -> None:
     ctx.assignments = {a.name: a.value.value for a in segment.assignments}
     for assignment in segment.assignments:
         _check_assignment(assignment, ctx)
-    opened = {0, 1, 2}  # descriptors this command line can name: standard ones, then its own
-    for redirect in segment.redirects:
-        _check_redirect(redirect, ctx, opened)
-        if redirect.fd is not None:
-            opened.add(redirect.fd)
     if ctx.policy.scope_roots:
         outer, ctx.rule = ctx.rule, SCOPE
         check_scope(segment, ctx)
@@ -735,7 +785,8 @@ def _check_assignment(assignment: Assignment, ctx: Context) -> None:
                  f"write {assignment.name}={allowed[0]} or drop it", rule=ASSIGNMENT)
 
 
-def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
+def _check_redirect(redirect, ctx: Context, step: descriptors.Step) -> None:
+    """One redirection; `step` is what it does to the descriptors."""
     op, target = redirect.op, redirect.target
     if op in ("<<", "<<-"):
         body = redirect.body or ""
@@ -760,23 +811,24 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
         return
     path = target.value
     if op in (">&", "<&") and _DESCRIPTOR.fullmatch(path):
-        source_fd = int(path.rstrip("-"))
-        if op == ">&" and source_fd not in opened:
+        # Copying or moving a descriptor opens nothing; what the copy is
+        # judged as is decided by the descriptor that results (_check_input).
+        if step.unknown_source and op == ">&":
             # Another descriptor may be a file the harness holds open for writing.
             ctx.deny(Code.BP500, redirect.span,
                      f"`{ctx.source[redirect.span.start:redirect.span.end]}` writes to descriptor "
-                     f"{source_fd}, which this command did not open: it may be a file the caller "
+                     f"{step.source}, which this command did not open: it may be a file the caller "
                      "holds open", "redirect to the standard streams only (2>&1, >&2) or to /dev/null",
                      Effect.WRITE, rule=REDIRECTION)
-        elif op == "<&" and source_fd != 0 and (source_fd in (1, 2) or source_fd not in opened):
+        elif step.unknown_source:
             # Reading another descriptor reads whatever the harness holds open
             # there: a pipe may never end, a terminal waits for a person.
             ctx.deny(Code.BP500, redirect.span,
                      f"`{ctx.source[redirect.span.start:redirect.span.end]}` reads descriptor "
-                     f"{source_fd}, which this command did not open: it may be a pipe or terminal "
+                     f"{step.source}, which this command did not open: it may be a pipe or terminal "
                      "that never ends", "read a file instead: `< FILE`", Effect.HANG,
                      rule=REDIRECTION)
-        return  # duplicating or moving a standard or own descriptor opens nothing
+        return
     if op == "<<<":
         return
     if op in ("<", "<&"):
