@@ -45,10 +45,14 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
         max_output: int = DEFAULT_MAX_OUTPUT, env: Mapping[str, str] | None = None) -> RunResult:
     """Check `command`; run it only if allowed.  `env` is the base the
     hardened environment is derived from (default: this process's)."""
+    from dataclasses import replace
+
     from ..judge.engine import check
+    from ..judge.policy import Policy
     from ..repo.hardening import hardened_env
 
-    verdict = check(command, policy, cwd=cwd)
+    # The command runs without CDPATH (hardened_env unsets it): `cd NAME` searches nothing.
+    verdict = check(command, replace(policy or Policy.default(), cdpath=""), cwd=cwd)
     if not verdict.allowed:
         return RunResult(verdict, ran=False)
     run_env = hardened_env(dict(env) if env is not None else None, cwd=cwd or os.getcwd())

@@ -47,13 +47,13 @@ from ..read.model import (
 )
 from . import descriptors, rules, shapes
 from .codes import Code, Effect
-from .flow import command_directories
+from .flow import Places, command_directories
 from .policy import Policy
 from .rules import engine_rule
 from .rules.files import check_special_operands
 from .scope import check_scope
 from .spec import CommandSpec, Flag, Reason
-from .special import names_stdin, on_disk, special_file, special_operand
+from .special import on_disk, special_in, special_operand_in, stdin_in
 from .verdict import Denial, Verdict
 
 # -- engine rules: what each generic check blocks, why, and its examples ---------
@@ -260,7 +260,7 @@ class Context:
         self.repeats: int | None = 1
         # Seconds the script sleeps so far (each sleep times its repeats): bounded as a whole.
         self.slept = 0.0
-        self.where: dict[int, set[str | None]] = {}  # command id -> directories (flow.py)
+        self.places = Places()  # where each node runs (flow.py)
         self.rule = SYNTAX
         # Whether a program read so far for this command may read standard input.
         self.reads_stdin = False
@@ -318,7 +318,17 @@ class Context:
         at = self.command if self.command is not None else self.at
         if at is None:
             return {self.cwd}
-        return self.where.get(id(at), {self.cwd})
+        return self.places.where.get(id(at), {self.cwd})
+
+    def working_directories(self) -> set[str | None]:
+        """Every value `$PWD` may have for the command being checked: the
+        shell's logical directory, which `cd -L` keeps (None: unknown)."""
+        if self.elsewhere:
+            return {None}
+        at = self.command if self.command is not None else self.at
+        if at is None:
+            return {self.cwd}
+        return self.places.pwds.get(id(at), {self.cwd})
 
     def run_rule(self, name: str, inv: Invocation) -> None:
         outer, self.rule = self.rule, name
@@ -385,7 +395,8 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
         return Verdict(command, False, tuple(ctx.denials), commands, (), script)
     if script.body is None and not script.problems:
         ctx.notes.append("empty command")
-    ctx.where = command_directories(script.body, cwd, commands)
+    cdpath = policy.cdpath if policy.cdpath is not None else os.environ.get("CDPATH", "")
+    ctx.places = command_directories(script.body, cwd, commands, cdpath=cdpath)
     index = {id(c): k for k, c in enumerate(commands)}
     if script.body is not None:
         _check_node(script.body, ctx, index, _lines_at_risk(script.body, command, policy))
@@ -434,7 +445,7 @@ def _redirected(node, fds: descriptors.Table, ctx: Context) -> descriptors.Table
 def _names_stdin(path: str, ctx: Context) -> bool:
     """Whether opening `path` opens standard input again: /dev/stdin by its
     name, or a link to it in a directory the command may run in."""
-    return names_stdin(path, ctx.cwd) or "stdin" in _on_disk(path, ctx)
+    return stdin_in(path, ctx.directories()) or "stdin" in _on_disk(path, ctx)
 
 
 def _check_input(fds: descriptors.Table, inherited: descriptors.Table, node, ctx: Context) -> None:
@@ -595,7 +606,7 @@ def _is_body(node, child) -> bool:
 def _check_command(node: Command, ctx: Context, fds: descriptors.Table) -> None:
     ctx.fds = fds
     ctx.reads_stdin = False
-    ctx.variables["PWD"] = shapes.working_directory(ctx.directories())
+    ctx.variables["PWD"] = shapes.working_directory(ctx.working_directories())
     try:
         check_segment(node, ctx)
     finally:
@@ -835,7 +846,8 @@ def _check_redirect(redirect, ctx: Context, step: descriptors.Step) -> None:
         if any(path.startswith(p) for p in ctx.policy.network_paths):
             ctx.deny(Code.BP501, target.span, f"reading `{path}` makes bash open a network connection",
                      "read a local file instead", Effect.NETWORK, rule=REDIRECTION)
-        elif op == "<" and (special_file(path, ctx.cwd) or _on_disk(path, ctx) - {None, "stdin"}):
+        elif op == "<" and (special_in(path, ctx.directories())
+                            or _on_disk(path, ctx) - {None, "stdin"}):
             ctx.deny(Code.BP501, target.span, f"`<{path}` reads a device, FIFO or kernel file, "
                      "which may never end", "read a regular file", Effect.HANG, rule=REDIRECTION)
         elif op == "<&":
@@ -854,8 +866,8 @@ def _check_redirect(redirect, ctx: Context, step: descriptors.Step) -> None:
 def _on_disk(path: str, ctx: Context) -> set[str | None]:
     """With a working directory: what `path` is in each directory the command
     may run in (special.on_disk: None for a plain file)."""
-    if ctx.cwd is None:
-        return set()
+    if path.startswith("/"):
+        return {on_disk(path)}
     return {on_disk(os.path.join(d, path)) for d in ctx.directories() if d is not None}
 
 
@@ -1357,14 +1369,14 @@ class ArgvReader:
         """Whether the program may read standard input: its spec's `stdin`, a
         flag that reads it, or a file it opens that is or may be `-` or
         /dev/stdin (`diff f -`, `jq --rawfile a /dev/stdin`)."""
-        spec, inv, cwd = self.spec, self.inv, self.ctx.cwd
+        spec, inv, dirs = self.spec, self.inv, self.ctx.directories()
         if any(use.flag.reads_stdin
                or (use.value is None and use.flag.reads and use.flag.value != "none")
-               or (use.value is not None and any(p == "-" or names_stdin(p, cwd)
+               or (use.value is not None and any(p == "-" or stdin_in(p, dirs)
                                                  for p in use.flag.paths(use.value)))
                for use in inv.flags):
             return True  # `--stdin`, or a flag's value given `-` (`grep -f -`)
-        if any(w.value in (None, "-") or names_stdin(w.value, cwd) for w in self.opened()):
+        if any(w.value in (None, "-") or stdin_in(w.value, dirs) for w in self.opened()):
             return True
         if spec.stdin != "no-files":
             return spec.stdin == "always"
@@ -1424,7 +1436,7 @@ class ArgvReader:
             self.deny(Code.BP406, pos[0].span, f"`{spec.display}` takes no operands here",
                       f"drop `{pos[0].text}`", rule=OPERANDS)
             return
-        if role == "read" and pos and ctx.cwd is not None:
+        if role == "read" and pos:
             check_special_operands(self.opened(), ctx)  # FIFOs and devices (rules/files.py)
         limit = spec.positionals.max
         if limit is None:
@@ -1459,17 +1471,17 @@ class ArgvReader:
                 continue
             shown = use.value_word if use.value_word is not None else use.word
             for path in use.flag.paths(use.value):
-                if special_file(path, ctx.cwd):
+                if special_in(path, ctx.directories()):
                     self.deny(Code.BP403, use.word.span,
                               f"`{spec.display} {use.name}` would read `{path}`, a device or kernel "
                               "file whose reading may never end", "read a regular file",
                               Effect.HANG, rule=SPECIAL)
                 else:
                     read_values.append(Word(path, shown.span, path))
-        if read_values and ctx.cwd is not None:  # `grep -f p` where p is a FIFO (rules/files.py)
+        if read_values:  # `grep -f p` where p is a FIFO (rules/files.py)
             check_special_operands(read_values, ctx)
         for word in self.opened():
-            if special_operand(word, ctx.cwd):
+            if special_operand_in(word, ctx.directories()):
                 self.deny(Code.BP406, word.span,
                           f"`{spec.display}` would read `{word.text}`, which is or may be a device "
                           "or kernel file whose reading may never end (only /dev/null, /dev/stdin "
