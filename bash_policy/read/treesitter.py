@@ -423,16 +423,38 @@ class _Builder:
                 stack.extend(reversed(child.children))
         words: list[Word] = []
         run: list = []
+        regex = False  # the run after the `=~` operator is a regular expression
         for leaf in leaves + [None]:
-            if leaf is None or leaf.type in ("&&", "||", "(", ")", "<", ">"):
-                words += self.group_words(run)
-                run = []
-                if leaf is not None:
+            if leaf is None or leaf.type in ("&&", "||", "(", ")", "<", ">") or leaf.type == "=~":
+                if regex and run:
+                    words += self.regex_words(run)
+                else:
+                    words += self.group_words(run)
+                regex = leaf is not None and leaf.type == "=~"
+                run = [leaf] if regex else []
+                if regex:
+                    words += self.group_words(run)
+                    run = []
+                elif leaf is not None:
                     text = leaf.text.decode()
                     words.append(Word(text, self.span(leaf), text))
             else:
                 run.append(leaf)
         return words
+
+    def regex_words(self, nodes) -> list[Word]:
+        """The right side of `=~`: one word from its first node to the first
+        blank between nodes, taken as written (bash matches its quoted parts
+        literally; the exact reader decides which forms are read at all),
+        then any words after it."""
+        start, end, count = nodes[0].start_byte, nodes[0].end_byte, 1
+        while count < len(nodes) and not self.text(end, nodes[count].start_byte):
+            end = nodes[count].end_byte
+            count += 1
+        span = self.span_bytes(start, end)
+        text = self.source[span.start:span.end]
+        plain = not any(n.type in _EXPANSION_NODES for node in nodes[:count] for n in _descendants(node))
+        return [Word(text, span, text if plain else None), *self.group_words(nodes[count:])]
 
     def bracket_test(self, node, redirects) -> Command:
         """`[ … ]` is the command `[` with its words: tree-sitter parses it as an
@@ -626,6 +648,18 @@ class _Builder:
         if node.type == "heredoc_redirect" and body is None:
             body = ""
         return [Redirect(op, fd, target_word, self.span(node), body, quoted), *nested]
+
+
+_EXPANSION_NODES = {"simple_expansion", "expansion", "command_substitution", "process_substitution",
+                    "arithmetic_expansion"}
+
+
+def _descendants(node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
 
 
 def _strip_comments(gap: str) -> str:
