@@ -29,6 +29,7 @@ from ..read.model import (
     PARAMETER,
     PROCESS_SUB,
     TILDE,
+    ArithFor,
     Assignment,
     Case,
     Command,
@@ -45,7 +46,7 @@ from ..read.model import (
     children,
     walk,
 )
-from . import descriptors, rules, shapes
+from . import descriptors, loops, rules, shapes
 from .codes import Code, Effect
 from .flow import Places, command_directories
 from .policy import Policy
@@ -539,11 +540,33 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = f
         literal = node.words is not None and all(w.value is not None for w in node.words)
         with _binding(ctx, (node.name,), shape, node.span, len(node.words or ()) if literal else None):
             _check_node(node.body, ctx, index, fds=fds)
+    elif isinstance(node, ArithFor):
+        counted = loops.counting_passes(node)
+        if isinstance(counted, str):
+            ctx.deny(Code.BP101, node.span, f"`for (( {node.init}; {node.test}; {node.update} ))`: "
+                     f"{counted}, so the checker cannot see it end",
+                     "count with literal bounds: for ((i = 0; i < 3; i++)), or loop over words",
+                     Effect.HANG, rule=SYNTAX)
+            counted = ("", [])
+        name, passes = counted
+        if name and name in _assigned_in(node.body):
+            ctx.deny(Code.BP101, node.span, f"the loop's body assigns `{name}`, so its passes are not "
+                     "the ones counted", "use another name in the body", Effect.HANG, rule=SYNTAX)
+        values = tuple(Word(str(v), node.span, str(v)) for v in passes)
+        with _binding(ctx, (name,) if name else (), shapes.loop_variable(values), node.span,
+                      len(passes)):
+            _check_node(node.body, ctx, index, fds=fds)
     elif isinstance(node, While):
-        names = _read_loop(node, ctx)
+        endless = loops.endless_test(node.test, node.until)
+        if endless and not loops.always_breaks(node.body):
+            ctx.deny(Code.BP101, node.body.span,
+                     f"`{ctx.source[node.test.span.start:node.test.span.end]}` never ends the loop, and "
+                     "some way through its body does not reach `break`", "end every path of the body "
+                     "with `break`, or loop over words with `for`", Effect.HANG, rule=SYNTAX)
+        names = () if endless else _read_loop(node, ctx)
         outer, ctx.loop = ctx.loop, node
-        try:
-            with _binding(ctx, names, shapes.UNKNOWN, node.span, None):  # the test runs each time too
+        try:  # the test runs each time too; an endless loop's body once
+            with _binding(ctx, names, shapes.UNKNOWN, node.span, 1 if endless else None):
                 _check_node(node.test, ctx, index, fds=fds)
                 _check_node(node.body, ctx, index, fds=fds)
         finally:
@@ -594,7 +617,7 @@ def _is_body(node, child) -> bool:
         return child is node.body
     if isinstance(node, If):
         return any(child is t or child is b for t, b in node.branches) or child is node.orelse
-    if isinstance(node, (For,)):
+    if isinstance(node, (For, ArithFor)):
         return child is node.body
     if isinstance(node, While):
         return child is node.test or child is node.body
@@ -663,6 +686,9 @@ def _assigned_in(body) -> set[str]:
             names.update(w.value for w in node.words[1:] if w.value)
         elif isinstance(node, For):
             names.add(node.name)
+        elif isinstance(node, ArithFor):
+            counted = loops.counting_passes(node)
+            names.update([counted[0]] if isinstance(counted, tuple) else [])
     return names
 
 

@@ -30,6 +30,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..read.model import (
+    ArithFor,
     Case,
     Command,
     For,
@@ -312,7 +313,7 @@ class _Flow:
                 out |= self.list(body, states)
             out |= self.list(node.orelse, states) if node.orelse else states
             return _bounded(_any(out))
-        if isinstance(node, (For, While)):
+        if isinstance(node, (For, ArithFor, While)):
             seen = states
             for _ in range(3):  # to a fixed point: each pass may add directories
                 lists = [node.test, node.body] if isinstance(node, While) else [node.body]
@@ -338,7 +339,7 @@ class _Flow:
 def _is_body(node, child) -> bool:
     """Whether `child` is one of a compound command's own lists (walked by
     `node`), not a substitution in one of its words."""
-    if isinstance(node, (Subshell, Group, For)):
+    if isinstance(node, (Subshell, Group, For, ArithFor)):
         return child is node.body
     if isinstance(node, If):
         return any(child is t or child is b for t, b in node.branches) or child is node.orelse

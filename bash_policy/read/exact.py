@@ -48,6 +48,7 @@ from .model import (
     PROCESS_SUB,
     TILDE,
     Arith,
+    ArithFor,
     Assignment,
     Case,
     CaseArm,
@@ -89,6 +90,7 @@ _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for"
 # Words that end a compound list when they stand where a command could start.
 _LIST_ENDS = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}"})
 _ARITH_CHARS = frozenset("0123456789 \t+-*/%()<>=!&|^~?:,")
+_ARITH_FOR_CHARS = frozenset("0123456789 \tabcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_;<>=!+-")
 _FD_MAX = 2**31 - 1  # bash takes a digit word as a descriptor only if it fits in an int
 _REDIRECT_OPS = frozenset({"<", ">", ">>", "<<", "<<-", "<<<", "<&", ">&", "<>", ">|", "&>", "&>>"})
 _UNSUPPORTED_WORDS = {
@@ -790,11 +792,10 @@ class Reader:
             return self.case(start)
         return self.cond(start)
 
-    def for_loop(self, start: int) -> For:
+    def for_loop(self, start: int) -> For | ArithFor:
         name = self.take()
         if name.kind == "op" and name.text == "((":
-            self.fail(name.start, "a `for (( … ))` loop is outside what plan mode can check",
-                      "loop over words: for x in a b c; do …; done", code="BP101")
+            return self.arith_for(start, name)
         if name.kind != "word" or not _NAME.fullmatch(name.text):
             self.fail(name.start, "syntax error: `for` needs a variable name", end=name.end)
         words: tuple[Word, ...] | None = None
@@ -824,6 +825,37 @@ class Reader:
         body = self.compound_list(stop=None)
         end = self.expect_word("done").end
         return For(name.text, words, body, self.redirections(), Span(start, end))
+
+    def arith_for(self, start: int, opener: _Token) -> ArithFor:
+        """`for (( INIT; TEST; UPDATE ))` then `do … done` (parse.y
+        arith_for_command: parse_dparen reads to the matching `))`,
+        make_arith_for_command cuts the text at each `;`).  Only names,
+        numbers, blanks and `= < > ! + -` are read in the expressions; the
+        engine then allows only counting loops with literal bounds."""
+        s = self.s
+        close = s.find("))", opener.end)
+        header = s[opener.end:close] if close >= 0 else ""
+        if close < 0 or not _ARITH_FOR_CHARS.issuperset(header):
+            self.fail(opener.start, "a `for (( … ))` loop whose expressions hold more than names, "
+                      "numbers and `= < > ! + -` is outside what plan mode can check",
+                      "count with literal bounds: for ((i = 0; i < 3; i++)); do …; done", code="BP101")
+        parts = header.split(";")
+        if len(parts) != 3:
+            self.fail(opener.start, "syntax error: `for (( … ))` needs three expressions separated "
+                      "by `;`", "write for ((i = 0; i < 3; i++))", end=close + 2)
+        self.i, self._peeked = close + 2, None
+        token = self.peek()
+        if token.kind == "newline" or (token.kind == "op" and token.text == ";"):
+            self.take()
+        self.skip_newlines()
+        if self.peek(True).kind == "word" and self.peek(True).text == "{":
+            self.fail(self.peek(True).start, "`for (( … )) { …; }` is not supported",
+                      "write for (( … )); do …; done", code="BP101")
+        self.expect_word("do")
+        body = self.compound_list(stop=None)
+        end = self.expect_word("done").end
+        init, test, update = (part.strip(" \t") for part in parts)
+        return ArithFor(init, test, update, body, self.redirections(), Span(start, end))
 
     def case(self, start: int) -> Case:
         token = self.take()

@@ -22,6 +22,7 @@ from .model import (
     OUTPUT_SUB,
     PROCESS_SUB,
     Arith,
+    ArithFor,
     Assignment,
     Case,
     CaseArm,
@@ -51,10 +52,10 @@ _WORD_TYPES = {"word", "string", "raw_string", "concatenation", "number", "simpl
 _REDIRECT_TYPES = {"file_redirect", "herestring_redirect", "heredoc_redirect"}
 _STATEMENT_TYPES = {"command", "pipeline", "list", "negated_command", "redirected_statement",
                     "subshell", "compound_statement", "if_statement", "for_statement",
+                    "c_style_for_statement",
                     "while_statement", "case_statement", "test_command", "variable_assignment"}
 _UNSUPPORTED = {
     "function_definition": "a function definition",
-    "c_style_for_statement": "a `for (( … ))` loop",
     "declaration_command": "`export`/`declare`/`local`/`readonly`",
     "unset_command": "`unset`",
     "variable_assignments": "several assignments without a command",
@@ -306,6 +307,8 @@ class _Builder:
             return self.while_statement(node, reds)
         if kind == "for_statement":
             return self.for_statement(node, reds)
+        if kind == "c_style_for_statement":
+            return self.arith_for(node, reds)
         if kind == "case_statement":
             return self.case_statement(node, reds)
         if kind == "test_command":
@@ -375,6 +378,17 @@ class _Builder:
         words = tuple(self.group_words(values)) if has_in else None
         return For(self.text(variable.start_byte, variable.end_byte), words, self.do_group(node), reds,
                    self.span(node))
+
+    def arith_for(self, node, reds) -> ArithFor:
+        """`for (( A; B; C ))`: the text between `((`, the two `;` and `))`."""
+        marks = [c for c in node.children if c.type in ("((", ";", "))")]
+        if [c.type for c in marks[:4]] != ["((", ";", ";", "))"]:
+            self.fail("BP100", node, "the parser read this `for (( … ))` differently")
+        init, test, update = (self.text(a.end_byte, b.start_byte).strip(" \t")
+                              for a, b in zip(marks, marks[1:4]))
+        if not any(c.type == "do_group" for c in node.children):
+            self.fail("BP101", node, "`for (( … )) { …; }` is not supported")
+        return ArithFor(init, test, update, self.do_group(node), reds, self.span(node))
 
     def case_statement(self, node, reds) -> Case:
         value = node.child_by_field_name("value")

@@ -57,8 +57,11 @@ __all__ = ["ALL_CATEGORIES", "DEFAULT_SKIP", "Finding", "Report", "corpus_text",
 POLICY = Policy.default()
 KEYWORDS = bash_names("k")
 # `cat` first: the simplest choice, where shrinking ends, is a plain program.
+# `break` only appears where the grammar ends a loop with it: the sandbox must
+# not shadow it, or the loop would not end.
 PROGRAMS = sorted((n for n in POLICY.program_names()
-                   if "/" not in n and n not in KEYWORDS and POLICY.spec(n).denied is None),
+                   if "/" not in n and n not in KEYWORDS and n != "break"
+                   and POLICY.spec(n).denied is None),
                   key=lambda n: (n != "cat", n))
 # Programs the checker denies, to show when a misreading lets bash run them.
 OTHER_PROGRAMS = ["rm", "touch", "bash", "sh"]
@@ -344,7 +347,12 @@ COMPOUNDS = ["{{ {} ; }}", "( {} )", "if {}; then {}; fi", "for i in a; do {}; d
              "echo $(case a in (esac|{}) ;; esac)", "echo \"$(case a in (esac) ;; (*) echo '{}';; esac)\"",
              "cat <(case a in (esac) ;; (*) {};; esac)", "echo $(case a in (a|b) {};; (c) ;; esac)",
              "echo $({{ {} \\&; }})", "echo $(if {} \\&; then {}; fi)", "echo $(for i in a; do {}; done)",
-             "echo $(time [[ a > pwned ]]; {})", "cat <(time {})"]
+             "echo $(time [[ a > pwned ]]; {})", "cat <(time {})",
+             # loops that end: counted, or broken out of on every path (issue 20)
+             "for ((i = 0; i < 2; i++)); do {}; done", "for ((i=3;i>0;i-=2)) do {}; done",
+             "while true; do {}; break; done", "until false; do {}\nbreak 1\ndone",
+             "while :; do if {}; then break; else break; fi; done", "while true; do {} || break; done",
+             "while true; do ( break ); {}; done", "[[ a =~ ^(a|b)$ ]] && {}", "[[ $x =~ {} ]]"]
 
 
 def command(c: Choices, bodies: list[str], depth: int = 0) -> str:
