@@ -695,9 +695,10 @@ class Reader:
         if self.s.startswith("(", value_start):
             self.fail(token.start, "array assignments change shell variables the checker cannot "
                                    "follow", "drop the assignment", end=token.end, code="BP600")
+        # Read again from after `=`, as a value (tildes after `:`): the name
+        # before it holds no quote, expansion or continuation, so this ends
+        # where the token ended.
         value = self.lex_word(value_start, assignment_value=True).word
-        if value.span.end != token.end:  # the value reads as a word of its own extent
-            self.fail(token.start, "this assignment is not read as one word", code="BP100")
         assignments.append(Assignment(m.group(1), value, Span(token.start, token.end)))
         return True
 
