@@ -28,7 +28,7 @@ def codes_md() -> str:
     out.append("| code | name | blocks |")
     out.append("| --- | --- | --- |")
     for c in CODES.values():
-        out.append(f"| [{c.code}](#{c.code.lower()}-{c.name}) | {c.name} | {_cell(c.blocks)} |")
+        out.append(f"| [{c.code}](#{c.anchor}) | {c.name} | {_cell(c.blocks)} |")
     for c in CODES.values():
         out += ["", f"## {c.code} {c.name}", "",
                 f"**What it blocks.** {c.blocks}", "",

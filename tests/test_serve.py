@@ -106,3 +106,15 @@ def test_the_process_answers_each_line_before_the_next_arrives():
     finally:
         proc.stdin.close()
         assert proc.wait(timeout=30) == 0
+
+
+def test_the_echo_of_an_oversized_command_is_cut():
+    from bash_policy.integrations.serve import ECHO, Policies, answer
+
+    command = "rg " + "x" * 50_000
+    verdict = answer(json.dumps({"id": 1, "command": command}), Policies())["verdict"]
+    assert verdict["command"] == command[:ECHO] + "…" and verdict["command_length"] == len(command)
+    assert [d["code"] for d in verdict["denials"]] == ["BP103"]
+    assert all(len(d["text"]) <= ECHO + 1 for d in verdict["denials"])
+    short = answer(json.dumps({"id": 2, "command": "rg x > out"}), Policies())["verdict"]
+    assert short["command"] == "rg x > out" and "command_length" not in short

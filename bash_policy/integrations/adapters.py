@@ -1,14 +1,19 @@
 """`bash-policy hook HARNESS`: the plan-mode gate as a client's tool hook.
 
-Claude Code (PreToolUse) and Gemini CLI (BeforeTool) run a command hook with
-the tool call as JSON on stdin and read a decision from stdout.  For both,
-exit 2 blocks the call with stderr as the reason, while exit 1 (and for
-Claude Code any other failure, such as 127 for a missing executable) lets
-the call go ahead.  So every failure here, whatever its cause, ends in exit
-2, and the settings snippet adds `|| exit 2` for failures before Python runs.
-What each client calls things comes from its record in harnesses.py.
-Contracts: https://code.claude.com/docs/en/hooks (PreToolUse decision
-control) and https://geminicli.com/docs/hooks/reference (BeforeTool).
+Claude Code (PreToolUse), Gemini CLI (BeforeTool), Codex CLI (PreToolUse)
+and Copilot CLI (preToolUse) run a command hook with the tool call as JSON
+on stdin and read a decision from stdout.  Each fails open somewhere: exit 1
+lets the call through in Claude Code and Gemini CLI, Codex runs it on any
+exit but 2-with-a-reason, Copilot CLI on output that is not JSON, and all
+four on a hook that outlives its timeout.  So every failure here, whatever
+its cause, is answered the client's blocking way (exit 2 with the reason on
+stderr, or Copilot's JSON deny), a watchdog gives that answer itself before
+the snippet's timeout, and the snippet's command blocks when Python cannot
+even start.  What each client calls things comes from its record in
+harnesses.py.  Contracts: https://code.claude.com/docs/en/hooks,
+https://geminicli.com/docs/hooks/reference, codex-rs/hooks (pre_tool_use.rs)
+and Copilot CLI's hooks reference, each checked with the real client
+(tests/e2e).
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ import json
 import os
 import shlex
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from .config import directory_error
 from .gate import ALLOW, DENY, PLANNING, PlanGate
 from .harnesses import Harness
 
@@ -42,6 +49,8 @@ class Options:
     plan_files: list[str] = field(default_factory=list)
     way_out: str | None = None
     config: str | None = None
+    rewrite: bool = False  # run a denied command's safe fix instead, where the client allows it
+    confine: bool = True  # rewrite allowed commands to run under `bash-policy run`, where the client can
 
 
 @dataclass(frozen=True)
@@ -63,10 +72,15 @@ def handle(harness: Harness, raw: bytes | str, opts: Options,
 
 
 def _blocked(harness: Harness, why: str) -> Outcome:
-    return Outcome(2, "", f"bash-policy hook {harness.name}: {why}; the tool call is blocked\n")
+    message = f"bash-policy hook {harness.name}: {why}; the tool call is blocked"
+    if harness.failure_answers:
+        return Outcome(0, json.dumps(harness.answer(DENY, message)) + "\n", message + "\n")
+    return Outcome(2, "", message + "\n")
 
 
 def _parse_event(harness: Harness, raw: bytes | str) -> dict[str, Any]:
+    """The event, with its tool under `tool_name` and `tool_input` whatever
+    the client calls them (Copilot CLI: `toolName`, `toolArgs`)."""
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
         event = json.loads(text)
@@ -74,15 +88,22 @@ def _parse_event(harness: Harness, raw: bytes | str) -> dict[str, Any]:
         raise HookError(f"stdin is not a JSON event ({error})") from None
     if not isinstance(event, dict):
         raise HookError("the event must be a JSON object")
-    name = event.get("hook_event_name", harness.event)
+    event_key, tool_key, input_key = harness.keys
+    name = event.get(event_key, harness.event) if event_key else harness.event
     if name != harness.event:
         raise HookError(f"expected a {harness.event} event, got {name!r}; "
                         f"install the hook under {harness.event}")
-    if not isinstance(event.get("tool_name"), str):
-        raise HookError("the event has no tool_name string")
-    if not isinstance(event.get("tool_input"), dict):
-        raise HookError("the event has no tool_input object")
-    return event
+    tool, tool_input = event.get(tool_key), event.get(input_key)
+    if isinstance(tool_input, str) and input_key != "tool_input":  # Copilot may send a JSON string
+        try:
+            tool_input = json.loads(tool_input)
+        except ValueError:
+            raise HookError(f"{input_key} is a string that is not JSON") from None
+    if not isinstance(tool, str):
+        raise HookError(f"the event has no {tool_key} string")
+    if not isinstance(tool_input, dict):
+        raise HookError(f"the event has no {input_key} object")
+    return {**event, "tool_name": tool, "tool_input": tool_input}
 
 
 def _text(value: Any, what: str, path: bool = True) -> str:
@@ -96,33 +117,109 @@ def _text(value: Any, what: str, path: bool = True) -> str:
 def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]) -> Outcome:
     tool = event["tool_name"]
     permission, key = harness.tools.get(tool, (None, None))
-    own_plan_mode = harness.mode is not None and event.get(harness.mode[0]) == harness.mode[1]
-    enforced = opts.always or own_plan_mode or harness.mode is None
-    if permission not in ("shell", "edit") or not enforced:
+    mode = event.get(harness.mode[0]) if harness.mode else None
+    own_plan_mode = harness.mode is not None and mode == harness.mode[1]
+    # A gate installed for plan mode treats a mode it cannot classify as plan.
+    unknown_mode = harness.mode is not None and not own_plan_mode and mode not in harness.known_modes
+    enforced = opts.always or own_plan_mode or unknown_mode or harness.mode is None
+    if permission not in ("shell", "edit", "patch") or not enforced:
         return _no_opinion(harness)
     cwd = os.path.abspath(_text(event.get("cwd") or os.getcwd(), "the event's cwd"))
     plan_files = tuple(opts.plan_files) or harness.plan_files(event, env)
-    gate = PlanGate(
-        plan_files=plan_files,
-        way_out=opts.way_out or harness.way_out(env, own_plan_mode),
-        root=cwd,
-        policy=_policy(opts, cwd),
-        state=PLANNING,
-    )
-    subject = _text(event["tool_input"].get(key), f"{tool}: tool_input.{key}", path=permission == "edit")
+    way_out = opts.way_out or (
+        _unknown_mode_way_out(harness, mode) if unknown_mode and not opts.always
+        else harness.way_out(env, own_plan_mode))
+    session = harness.session_dir(event) if harness.session_dir else None
+    gate = PlanGate(plan_files=plan_files, way_out=way_out, root=cwd,
+                    policy=_policy(opts, session or cwd), state=PLANNING)
+    subject = _text(event["tool_input"].get(key), f"{tool}: {harness.keys[2]}.{key}",
+                    path=permission == "edit")
     if permission == "shell":
-        decision = gate.decide("shell", subject, cwd=_shell_directory(harness, event, cwd))
-        if decision.action == ALLOW and opts.allow_readonly:
-            return _answer(harness, ALLOW, "read-only command (bash-policy)")
+        directory = _shell_directory(harness, event, cwd)
+        problem = directory_error(directory)
+        if problem is not None:  # as serve answers it: nothing can be checked there
+            raise HookError(problem)
+        decision = gate.decide("shell", subject, cwd=directory)
+        if decision.action == DENY and opts.rewrite and harness.name in INPUT_REWRITES:
+            rewritten = _rewrite(harness, gate, event, key, decision, directory, opts)
+            if rewritten is not None:
+                return rewritten
+        if decision.action == ALLOW:
+            return _allowed(harness, event["tool_input"], subject, opts)
     else:
-        decision = gate.decide("edit", subject, cwd=cwd)
+        decision = gate.decide(permission, subject, cwd=cwd)
     if decision.action != DENY:
         return _no_opinion(harness)
     reason = decision.reason
-    if permission == "edit" and not plan_files:
+    if permission != "shell" and not plan_files:
         reason += (f"\n(bash-policy knows no plan file for this {harness.client} session; "
                    "the hook's --plan-file GLOB names one)")
     return _answer(harness, DENY, f"{DECISION_NOTE}\n{reason}")
+
+
+def _unknown_mode_way_out(harness: Harness, mode: Any) -> str:
+    return (f"this event's {harness.mode[0] if harness.mode else 'mode'} is {json.dumps(mode)}, which "
+            f"this bash-policy does not know, so the hook treated the session as plan mode; if it "
+            f"is not one, update bash-policy or remove the hook from the {harness.client} settings")
+
+
+def _allowed(harness: Harness, tool_input: Mapping[str, Any], command: str, opts: Options) -> Outcome:
+    """An allowed command: run under `bash-policy run` where the client can
+    rewrite it (so that it runs in a clean bash, whatever shell the client
+    would use), else allow or no opinion."""
+    if harness.rewrite is not None and opts.confine and (
+            opts.allow_readonly or not harness.rewrite_needs_allow_readonly):
+        from .wrapping import run_command
+
+        wrapped = run_command(command, executable=executable(), config=opts.config)
+        return Outcome(0, json.dumps(harness.rewrite(tool_input, wrapped)) + "\n")
+    if opts.allow_readonly and harness.answers_allow:
+        return _answer(harness, ALLOW, "read-only command (bash-policy)")
+    return _no_opinion(harness)
+
+
+def _rewrite(harness: Harness, gate: PlanGate, event: dict, key: str | None, decision, directory: str,
+             opts: Options) -> Outcome | None:
+    """--rewrite: run the denied command's safe fix instead (judge/fixes.py:
+    the same programs with the same operands), when the gate allows the fix
+    in full; the model is told what changed.  Allowed outright with
+    --allow-readonly, else left to the client's own prompt, as an allowed
+    command is."""
+    fix = decision.verdict.fix if decision.verdict is not None else None
+    if fix is None or fix.command is None or fix.applicability != "safe":
+        return None
+    if gate.decide("shell", fix.command, cwd=directory).action != ALLOW:
+        return None
+    codes = ", ".join(dict.fromkeys(f"{d.code} {d.name}" for d in decision.verdict.denials))
+    note = (f"bash-policy rewrote this command for plan mode ({codes}): it ran `{fix.command}` instead "
+            f"of `{decision.verdict.command}`, a safe fix that gives the same programs the same "
+            "operands; write it that way next time.")
+    tool_input = {**event["tool_input"], str(key): fix.command}
+    answer = INPUT_REWRITES[harness.name](tool_input, note, ALLOW if opts.allow_readonly else None)
+    return Outcome(0, json.dumps(answer) + "\n")
+
+
+def _claude_code_rewrite(tool_input: dict, note: str, action: str | None) -> dict:
+    """PreToolUse `updatedInput`, with `allow` or `ask` (the client prompts with
+    the new input), and the note as `additionalContext`, which the model reads."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": action or "ask",
+                                   "permissionDecisionReason": note, "updatedInput": tool_input,
+                                   "additionalContext": note}}
+
+
+def _gemini_rewrite(tool_input: dict, note: str, action: str | None) -> dict:
+    """BeforeTool `hookSpecificOutput.tool_input`, merged into the call's
+    parameters (Gemini CLI 0.61 then tells the model the input was modified)."""
+    answer: dict[str, Any] = {"reason": note, "hookSpecificOutput": {"tool_input": tool_input}}
+    if action is not None:
+        answer["decision"] = action
+    return answer
+
+
+# The clients whose hooks --rewrite can change a denied call's input to its fix, and
+# how they are told to: checked end to end (tests/e2e/test_clients.py).  Kept here, not
+# in harnesses.py, while other branches reshape the records.
+INPUT_REWRITES = {"claude-code": _claude_code_rewrite, "gemini": _gemini_rewrite}
 
 
 def _shell_directory(harness: Harness, event: dict, cwd: str) -> str:
@@ -138,7 +235,8 @@ def _shell_directory(harness: Harness, event: dict, cwd: str) -> str:
 
 def _policy(opts: Options, cwd: str):
     """The policy of the session's directory (not of a directory a command
-    names), or --config."""
+    names or runs in: Codex's events carry the command's workdir, so its
+    record reads the session's directory from the transcript), or --config."""
     from ..judge.policy import ConfigError
     from .config import load_policy
 
@@ -170,7 +268,9 @@ def executable() -> str:
 def option_words(opts: Options) -> list[str]:
     """`opts` as command-line words, for the snippet."""
     words = [flag for flag, on in (("--always", opts.always),
-                                   ("--allow-readonly", opts.allow_readonly)) if on]
+                                   ("--allow-readonly", opts.allow_readonly),
+                                   ("--rewrite", opts.rewrite),
+                                   ("--no-confine", not opts.confine)) if on]
     for glob in opts.plan_files:
         words += ["--plan-file", glob]
     for flag, value in (("--way-out", opts.way_out), ("--config", opts.config)):
@@ -179,31 +279,72 @@ def option_words(opts: Options) -> list[str]:
     return words
 
 
-def settings_snippet(harness: Harness, opts: Options, command: str | None = None) -> str:
-    """The settings fragment that installs the hook with these options.  The
-    command ends in `|| exit 2` so that a hook that cannot even start (the
-    executable moved, a broken interpreter) blocks instead of passing."""
+def hook_command(harness: Harness, opts: Options, command: str | None = None) -> str:
+    """The shell command the snippet installs: the hook, in the client's
+    blocking form for a hook that cannot even start (the executable moved,
+    a broken interpreter): `|| exit 2`, or more where the client needs it."""
     words = shlex.join([harness.name, *option_words(opts)])
-    hook_command = f"{command or executable()} hook {words} || exit 2"
-    hook = {"type": "command", "command": hook_command, **harness.hook_fields}
-    entry = {harness.event: [{"matcher": "|".join(harness.gated), "hooks": [hook]}]}
-    return json.dumps({"hooks": entry}, indent=2)
+    return harness.command_form.format(command=f"{command or executable()} hook {words}")
+
+
+def snippet(harness: Harness, opts: Options, command: str | None = None) -> dict[str, Any]:
+    """The settings fragment that installs the hook with these options."""
+    hook = {"type": "command",
+            ("bash" if harness.layout == "flat" else "command"): hook_command(harness, opts, command),
+            **harness.hook_fields}
+    if harness.layout == "flat":
+        return {**harness.extra, "hooks": {harness.event: [hook]}}
+    return {**harness.extra,
+            "hooks": {harness.event: [{"matcher": "|".join(harness.gated), "hooks": [hook]}]}}
+
+
+def settings_snippet(harness: Harness, opts: Options, command: str | None = None) -> str:
+    return json.dumps(snippet(harness, opts, command), indent=2)
 
 
 def main(harness: Harness, opts: Options, stdin: IO[bytes] | None = None,
-         stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
-    """Read one event, write the answer; any failure at all is exit 2."""
+         stdout: IO[str] | None = None, stderr: IO[str] | None = None,
+         deadline: float | None = None) -> int:
+    """Read one event, write the answer; any failure at all is the client's
+    blocking answer, and so is taking longer than the harness's deadline."""
+    answering = threading.Lock()
+    timer = _watchdog(harness, harness.deadline if deadline is None else deadline, answering)
     try:
         raw = (stdin or sys.stdin.buffer).read()
         outcome = handle(harness, raw, opts)
+    except BaseException as error:  # even KeyboardInterrupt: exit 1 would let the call through
+        outcome = _blocked(harness, f"{type(error).__name__}: {error}")
+    answering.acquire()  # from here on the watchdog stays quiet
+    timer.cancel()
+    try:
         out, err = stdout or sys.stdout, stderr or sys.stderr
         out.write(outcome.stdout)
         out.flush()
         err.write(outcome.stderr)
         return outcome.exit_code
-    except BaseException as error:  # even KeyboardInterrupt: exit 1 would let the call through
+    except BaseException as error:  # the answer did not get out: block, with a reason if possible
         try:
             (stderr or sys.stderr).write(_blocked(harness, f"{type(error).__name__}: {error}").stderr)
         except BaseException:
             pass
         return 2
+
+
+def _watchdog(harness: Harness, seconds: float, answering: threading.Lock) -> threading.Timer:
+    """After `seconds`, unless the answer is being written, answer the
+    blocking way and end the process: every client lets a call through
+    when its hook times out (Claude Code 2.1.x, Codex 0.171, Copilot 1.0.102)."""
+    def fire() -> None:
+        if not answering.acquire(blocking=False):
+            return
+        outcome = _blocked(harness, f"no decision within {seconds:g} s")
+        try:
+            os.write(1, outcome.stdout.encode())
+            os.write(2, outcome.stderr.encode())
+        finally:
+            os._exit(outcome.exit_code)
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    return timer

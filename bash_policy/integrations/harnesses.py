@@ -2,13 +2,15 @@
 
 A `Harness` says which event it answers, what its tools are called and
 which input names their subject, where a shell call's directory is, whether
-events say that plan mode is on, how a decision and "no opinion" are
-written, what the settings snippet holds, which files a plan may be written
-to and how the user leaves plan mode.  The hook adapter and the gate's tool
-table both read these records; nothing branches on which client it is.
+events say that plan mode is on, how a decision, "no opinion", a rewritten
+command and a failure are written, what the settings snippet holds and
+where the client reads it, which files a plan may be written to and how the
+user leaves plan mode.  The hook adapter, the installer and the gate's tool
+table read these records; nothing branches on which client it is.
 
 Facts checked against the clients' hook references and by running them
-(tests/e2e): Claude Code 2.1.197 and 2.1.332, Gemini CLI 0.61.0.
+(tests/e2e): Claude Code 2.1.197 and 2.1.332, Gemini CLI 0.61.0, Codex CLI
+0.171.0, GitHub Copilot CLI 1.0.102.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 # tool name -> (gate permission, the tool_input key naming its subject)
@@ -36,11 +39,30 @@ class Harness:
     hook_fields: Mapping[str, Any]  # extra keys of the snippet's hook entry
     plan_files: Callable[[Mapping[str, Any], Mapping[str, str]], tuple[str, ...]]  # (event, env)
     way_out: Callable[[Mapping[str, str], bool], str]  # (env, plan mode is the client's own)
+    settings_files: Callable[[Mapping[str, str], str], tuple[Path, ...]]  # (env, cwd): files it reads
+    install_file: Callable[[Mapping[str, str]], Path]  # (env): where --install writes
+    sample: Callable[[str, str], dict[str, Any]]  # (command, cwd): a shell event as the client sends it
+    # Mode values that are known not to be plan mode; any other value, or none, is treated as plan.
+    known_modes: tuple[str, ...] = ()
+    keys: tuple[str | None, str, str] = ("hook_event_name", "tool_name", "tool_input")
+    answers_allow: bool = True  # False: a bare allow is not an answer the client takes
+    # (tool input, command) -> the answer that runs `command` instead; None: the client cannot.
+    rewrite: Callable[[Mapping[str, Any], str], dict[str, Any]] | None = None
+    rewrite_needs_allow_readonly: bool = False  # only rewrite when the answer is allow anyway
+    failure_answers: bool = False  # a failure is a JSON deny, exit 0 (else exit 2 with stderr)
+    deadline: float = 45.0  # seconds: past it the hook blocks by itself, before the client's timeout
+    command_form: str = "{command} || exit 2"  # the snippet's command around the hook's
+    shell: tuple[str, ...] = ("/bin/sh", "-c")  # how the client runs the command (for --check)
+    layout: str = "groups"  # the snippet: matcher groups under hooks.EVENT, or "flat" hook entries
+    # (event) -> the session's own directory, when the event's cwd may be elsewhere.
+    session_dir: Callable[[Mapping[str, Any]], str | None] | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)  # top-level snippet keys
 
     @property
     def gated(self) -> tuple[str, ...]:
-        """The tools the hook decides on: shell commands and file writes."""
-        return tuple(sorted(t for t, (perm, _) in self.tools.items() if perm in ("shell", "edit")))
+        """The tools the hook decides on: shell commands, file writes, patches."""
+        return tuple(sorted(t for t, (perm, _) in self.tools.items()
+                            if perm in ("shell", "edit", "patch")))
 
 
 def _claude_plan_file(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
@@ -82,6 +104,25 @@ def _claude_way_out(env: Mapping[str, str], own_plan_mode: bool) -> str:
     return "approve the plan via ExitPlanMode, or press Shift+Tab to switch out of plan mode"
 
 
+def _home(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME") or os.path.expanduser("~"))
+
+
+def _claude_settings(env: Mapping[str, str], cwd: str) -> tuple[Path, ...]:
+    """User settings, then the project's shared and local ones
+    (https://code.claude.com/docs/en/settings, "Settings files")."""
+    user = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else _home(env) / ".claude"
+    project = Path(cwd) / ".claude"
+    return (user / "settings.json", project / "settings.json", project / "settings.local.json")
+
+
+def _claude_sample(command: str, cwd: str) -> dict[str, Any]:
+    return {"session_id": "bash-policy-check", "transcript_path": "", "cwd": cwd,
+            "permission_mode": "plan", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command, "description": "bash-policy hook --check"},
+            "tool_use_id": "bash-policy-check"}
+
+
 def _gemini_plan_files(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
     """Gemini CLI's plans directory for this session, which it passes to
     hooks as $GEMINI_PLANS_DIR (its own plan mode writes plans there)."""
@@ -92,6 +133,108 @@ def _gemini_plan_files(event: Mapping[str, Any], env: Mapping[str, str]) -> tupl
 def _gemini_way_out(env: Mapping[str, str], own_plan_mode: bool) -> str:
     return ("the bash-policy hook keeps every session read-only while it is installed; the user "
             "can run /hooks disable bash-policy, or remove it from .gemini/settings.json")
+
+
+def _gemini_settings(env: Mapping[str, str], cwd: str) -> tuple[Path, ...]:
+    return (_home(env) / ".gemini" / "settings.json", Path(cwd) / ".gemini" / "settings.json")
+
+
+def _gemini_sample(command: str, cwd: str) -> dict[str, Any]:
+    return {"session_id": "bash-policy-check", "transcript_path": "", "cwd": cwd,
+            "hook_event_name": "BeforeTool", "timestamp": "1970-01-01T00:00:00.000Z",
+            "tool_name": "run_shell_command", "tool_input": {"command": command}}
+
+
+def _codex_home(env: Mapping[str, str]) -> Path:
+    return Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else _home(env) / ".codex"
+
+
+def _codex_settings(env: Mapping[str, str], cwd: str) -> tuple[Path, ...]:
+    """The user layer's hooks.json and config.toml [hooks], then a project's
+    `.codex/` layer, which Codex loads only in a trusted project."""
+    home, project = _codex_home(env), Path(cwd) / ".codex"
+    return (home / "hooks.json", home / "config.toml", project / "hooks.json", project / "config.toml")
+
+
+def _codex_sample(command: str, cwd: str) -> dict[str, Any]:
+    return {"session_id": "bash-policy-check", "turn_id": "bash-policy-check", "transcript_path": None,
+            "cwd": cwd, "hook_event_name": "PreToolUse", "model": "bash-policy-check",
+            "permission_mode": "default", "tool_name": "Bash", "tool_input": {"command": command},
+            "tool_use_id": "bash-policy-check"}
+
+
+def _codex_session_dir(event: Mapping[str, Any]) -> str | None:
+    """The session's directory, from the first record of its transcript
+    (`session_meta`): the event's cwd is the command's `workdir`, which the
+    model chooses."""
+    path = event.get("transcript_path")
+    if not isinstance(path, str) or not os.path.isabs(path) or "\0" in path:
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as transcript:
+            record = json.loads(transcript.readline())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("type") != "session_meta" \
+            or not isinstance(record.get("payload"), dict):
+        return None
+    cwd = record["payload"].get("cwd")
+    return cwd if isinstance(cwd, str) and os.path.isabs(cwd) and "\0" not in cwd else None
+
+
+def _codex_way_out(env: Mapping[str, str], own_plan_mode: bool) -> str:
+    # Codex's events never say which collaboration mode is on (Plan included).
+    return ("the bash-policy hook keeps every Codex session read-only while it is installed; the "
+            "user can turn it off in /hooks, or remove it from ~/.codex/hooks.json")
+
+
+def _codex_rewrite(tool_input: Mapping[str, Any], command: str) -> dict[str, Any]:
+    """Codex takes a new input only with `allow`; the rewritten command still
+    goes through its sandbox, approvals and rules (checked with 0.171.0)."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                   "updatedInput": {**tool_input, "command": command}}}
+
+
+def _copilot_home(env: Mapping[str, str]) -> Path:
+    return Path(env["COPILOT_HOME"]) if env.get("COPILOT_HOME") else _home(env) / ".copilot"
+
+
+def _copilot_settings(env: Mapping[str, str], cwd: str) -> tuple[Path, ...]:
+    """User hook files and settings, then the repository's `.github/hooks`,
+    which Copilot CLI loads only in a folder the user trusted."""
+    home = _copilot_home(env)
+    return (*sorted((home / "hooks").glob("*.json")), home / "settings.json",
+            *sorted((Path(cwd) / ".github" / "hooks").glob("*.json")))
+
+
+def _copilot_plan_file(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
+    """Copilot CLI's plan mode writes the plan to
+    `~/.copilot/session-state/SESSION/plan.md`, SESSION being the event's
+    `sessionId` (1.0.102 names it in the plan-mode prompt)."""
+    session = event.get("sessionId")
+    if not isinstance(session, str) or not session or "/" in session or "\0" in session \
+            or session in (".", ".."):
+        return ()
+    return (str(_copilot_home(env) / "session-state" / session / "plan.md"),)
+
+
+def _copilot_way_out(env: Mapping[str, str], own_plan_mode: bool) -> str:
+    return ("the bash-policy hook keeps every Copilot CLI session read-only while it is installed; "
+            "the user can remove ~/.copilot/hooks/bash-policy.json")
+
+
+def _copilot_sample(command: str, cwd: str) -> dict[str, Any]:
+    return {"sessionId": "bash-policy-check", "timestamp": 0, "cwd": cwd, "toolName": "bash",
+            "toolArgs": {"command": command, "description": "bash-policy hook --check"}}
+
+
+def _copilot_answer(action: str, reason: str) -> dict[str, Any]:
+    return {"permissionDecision": action, "permissionDecisionReason": reason}
+
+
+def _copilot_rewrite(tool_args: Mapping[str, Any], command: str) -> dict[str, Any]:
+    return {**_copilot_answer("allow", "read-only command (bash-policy), run under bash-policy run"),
+            "modifiedArgs": {**tool_args, "command": command}}
 
 
 CLAUDE_CODE = Harness(
@@ -114,9 +257,15 @@ CLAUDE_CODE = Harness(
         "hookEventName": "PreToolUse", "permissionDecision": action,
         "permissionDecisionReason": reason}},
     no_opinion="",
-    hook_fields={},
+    # Seconds (a 2 s timeout kills a hook after 2 s in 2.1.197 and 2.1.332); a hook
+    # that times out lets the call through, so the hook blocks by itself at `deadline`.
+    hook_fields={"timeout": 60},
     plan_files=_claude_plan_file,
     way_out=_claude_way_out,
+    settings_files=_claude_settings,
+    install_file=lambda env: _claude_settings(env, ".")[0],
+    sample=_claude_sample,
+    known_modes=("default", "acceptEdits", "auto", "bypassPermissions", "dontAsk"),
 )
 
 GEMINI = Harness(
@@ -138,9 +287,74 @@ GEMINI = Harness(
     cwd_keys=("dir_path", "directory"),
     answer=lambda action, reason: {"decision": action, "reason": reason},
     no_opinion="{}\n",  # stdout must be JSON
-    hook_fields={"name": "bash-policy", "timeout": 10000},
+    hook_fields={"name": "bash-policy", "timeout": 10000},  # milliseconds
     plan_files=_gemini_plan_files,
     way_out=_gemini_way_out,
+    settings_files=_gemini_settings,
+    install_file=lambda env: _gemini_settings(env, ".")[0],
+    sample=_gemini_sample,
+    deadline=8.0,
 )
 
-HARNESSES: dict[str, Harness] = {h.name: h for h in (CLAUDE_CODE, GEMINI)}
+CODEX = Harness(
+    name="codex",
+    client="Codex CLI",
+    event="PreToolUse",
+    tools={"Bash": ("shell", "command"), "apply_patch": ("patch", "command")},
+    mode=None,  # permission_mode is only "default" or "bypassPermissions", whatever the mode
+    cwd_keys=(),  # exec_command's workdir arrives as the event's cwd
+    answer=lambda action, reason: {"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": action,
+        "permissionDecisionReason": reason}},
+    no_opinion="",
+    hook_fields={"timeout": 60},  # seconds; a hook past it fails and the call runs
+    plan_files=lambda event, env: (),
+    way_out=_codex_way_out,
+    settings_files=_codex_settings,
+    install_file=lambda env: _codex_home(env) / "hooks.json",
+    sample=_codex_sample,
+    session_dir=_codex_session_dir,
+    answers_allow=False,  # a bare allow, or ask, is a failed hook and the call runs
+    rewrite=_codex_rewrite,
+    # Exit 2 blocks only with a reason on stderr; without one (a hook killed by a
+    # signal, a shell that found nothing to say) the call would run.
+    command_form=("{command} || {{ echo \"bash-policy hook codex failed (status $?); "
+                  "the tool call is blocked\" >&2; exit 2; }}"),
+    shell=("bash", "-c"),  # 0.171.0 runs hook commands with bash
+)
+
+COPILOT = Harness(
+    name="copilot",
+    client="GitHub Copilot CLI",
+    event="preToolUse",
+    tools={"bash": ("shell", "command"), **{tool: ("edit", "path") for tool in ("create", "edit")},
+           "view": ("read", "path"), **{tool: ("search", None) for tool in ("grep", "glob")},
+           "task": ("task", "agent_type")},
+    mode=None,  # events carry no mode
+    cwd_keys=(),
+    answer=_copilot_answer,
+    no_opinion="",
+    hook_fields={"timeoutSec": 60},  # a hook past it is skipped and the call runs
+    plan_files=_copilot_plan_file,
+    way_out=_copilot_way_out,
+    settings_files=_copilot_settings,
+    install_file=lambda env: _copilot_home(env) / "hooks" / "bash-policy.json",
+    sample=_copilot_sample,
+    keys=(None, "toolName", "toolArgs"),
+    # A rewritten command loses Copilot's own approval (its read-only commands are
+    # approved without a prompt, its rules match the new text): only with allow.
+    rewrite=_copilot_rewrite,
+    rewrite_needs_allow_readonly=True,
+    failure_answers=True,
+    # Its hook reference says failures never block (1.0.102 blocks on a non-zero
+    # exit, but not on output that is not JSON): the answer is captured whole
+    # and a deny is printed in its place when the hook fails.
+    command_form=("out=$({command}) && printf '%s' \"$out\" || printf '%s' "
+                  "'{{\"permissionDecision\":\"deny\",\"permissionDecisionReason\":"
+                  "\"bash-policy hook copilot did not answer; the tool call is blocked\"}}'"),
+    shell=("bash", "-c"),
+    layout="flat",
+    extra={"version": 1},
+)
+
+HARNESSES: dict[str, Harness] = {h.name: h for h in (CLAUDE_CODE, GEMINI, CODEX, COPILOT)}

@@ -4,7 +4,8 @@ written in Python.  One process, loaded once, answers many checks.
 Request, one a line:  {"id": 1, "command": "rg -n foo src", "cwd": "/repo"}
 Response, one a line: {"id": 1, "verdict": {...Verdict.to_dict()...}}
 A bad line gets {"id": <id or null>, "error": "..."}; the server never stops
-on input, only at end of file.  A request's `cwd` is where the command runs
+on input, only at end of file.  The echo of a command over the policy's
+length limit is cut (`command_length` gives its length).  A request's `cwd` is where the command runs
 and also selects the config that governs that directory (unless the server
 was started with --config); without one, the server's --cwd is used.
 """
@@ -15,6 +16,8 @@ import json
 import os
 from pathlib import Path
 from typing import IO, Any
+
+from .config import directory_error
 
 
 class Policies:
@@ -66,15 +69,33 @@ def _answer(line: str | bytes, policies: Policies) -> dict:
     if not isinstance(cwd, str) or "\0" in cwd:
         return {"id": ident, "error": "cwd must be a string naming a directory"}
     cwd = os.path.join(policies.cwd, cwd)
-    if not os.path.isdir(cwd):
-        return {"id": ident, "error": f"cwd {cwd!r} is not a directory"}
+    problem = directory_error(cwd)
+    if problem is not None:
+        return {"id": ident, "error": problem}
     try:
         policy = policies.for_directory(cwd)
-        return {"id": ident, "verdict": check(command, policy, cwd=cwd).to_dict()}
+        return {"id": ident, "verdict": _echo_cut(check(command, policy, cwd=cwd).to_dict(),
+                                                  policy.max_length)}
     except ConfigError as error:
         return {"id": ident, "error": str(error)}
     except Exception as error:  # a checker bug: an error answer, which the client treats as a denial
         return {"id": ident, "error": f"internal error: {type(error).__name__}: {error}"}
+
+
+ECHO = 200  # characters of an oversized command echoed back
+
+
+def _echo_cut(verdict: dict, limit: int) -> dict:
+    """A command over the policy's length limit was never read (BP103); its
+    echo, and the text of its denials, are cut to a prefix so that one answer
+    does not carry a megabyte back.  `command_length` says how long it was."""
+    command = verdict["command"]
+    if len(command) <= limit:
+        return verdict
+    for denial in verdict["denials"]:
+        if len(denial["text"]) > ECHO:
+            denial["text"] = denial["text"][:ECHO] + "…"
+    return {**verdict, "command": command[:ECHO] + "…", "command_length": len(command)}
 
 
 def serve(stdin: IO[str], stdout: IO[str], policies: Policies) -> int:

@@ -12,7 +12,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Set
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..read import exact, parse_cache
 from ..read.model import (
@@ -46,7 +46,7 @@ from ..read.model import (
     children,
     walk,
 )
-from . import descriptors, loops, rules, shapes
+from . import descriptors, fixes, loops, rules, shapes
 from .codes import Code, Effect
 from .flow import Places, command_directories
 from .policy import Policy
@@ -55,7 +55,7 @@ from .rules.files import check_special_operands
 from .scope import check_scope
 from .spec import CommandSpec, Flag, Reason
 from .special import on_disk, special_in, special_operand_in, stdin_in
-from .verdict import Denial, Verdict
+from .verdict import SAFE, Denial, Edit, Fix, Verdict
 
 # -- engine rules: what each generic check blocks, why, and its examples ---------
 
@@ -269,11 +269,12 @@ class Context:
         self.variables: dict[str, shapes.Variable] = {}
 
     def deny(self, code: Code | str, span: Span, message: str, hint: str,
-             effect: Effect | str | None = None, rule: str | None = None) -> None:
+             effect: Effect | str | None = None, rule: str | None = None,
+             fix: Fix | None = None) -> None:
         """Record a denial; `rule` defaults to the rule running now."""
         self.denials.append(Denial(Code(code).value, message, hint, span, self.segment,
                                    None if effect is None else Effect(effect).value,
-                                   rule or self.rule))
+                                   rule or self.rule, fix))
 
     def deny_word(self, word: Word, context: str = "") -> None:
         """Deny the first expansion of a word that is not allowed where it stands."""
@@ -364,7 +365,8 @@ def _brace_hint(text: str) -> str:
 def check(command: str, policy: Policy | None = None, *, cwd: str | None = None) -> Verdict:
     """Decide whether `command` may run in plan mode.  Never raises: any
     internal error is a denial (BP107), because a harness may read an
-    exception as "go ahead"."""
+    exception as "go ahead".  A denied verdict carries a `fix` when every
+    denial has one and the rewritten command is itself allowed."""
     try:
         return _check(command, policy or Policy.default(), cwd)
     except Exception as error:  # fail closed, whatever went wrong
@@ -376,7 +378,8 @@ def check(command: str, policy: Policy | None = None, *, cwd: str | None = None)
         return Verdict(text, False, (denial,), ())
 
 
-def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
+def _check(command: str, policy: Policy, cwd: str | None, fix: bool = True) -> Verdict:
+    """The check; `fix` false for checking a rewrite, which needs no fixes of its own."""
     if not isinstance(command, str):
         raise TypeError("command must be str")
     if cwd is not None and (not isinstance(cwd, str) or "\0" in cwd):
@@ -404,8 +407,31 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
     if not ctx.denials:  # only an allow needs the other readings
         from ..read.crosscheck import cross_check
         cross_check(script, ctx)
-    return Verdict(command, not ctx.denials, tuple(ctx.denials), commands, tuple(ctx.notes),
-                   script)
+    denials, combined = tuple(ctx.denials), None
+    if fix and any(d.fix is not None for d in denials):
+        denials, combined = _with_fixes(command, ctx.denials, policy, cwd)
+    return Verdict(command, not denials, denials, commands, tuple(ctx.notes), script, combined)
+
+
+def _with_fixes(command: str, denials: list[Denial], policy: Policy,
+                cwd: str | None) -> tuple[tuple[Denial, ...], Fix | None]:
+    """The denials with only the fixes that are checked to resolve them, and
+    their fixes together when the result passes.  A rewrite is checked in
+    full, the other readings included (a line continuation that bash reads
+    one way can read another once `--` stands before it), so a denial with a
+    fix loads the second readers that other denials never need.  A fault
+    here loses the fixes, never a denial."""
+    try:
+        def recheck(rewritten: str) -> Verdict:
+            return _check(rewritten, policy, cwd, fix=False)
+
+        if len(denials) == 1:  # its fix is the verdict's: one check tells both
+            combined = fixes.combine(command, denials, lambda rewritten: recheck(rewritten).allowed)
+            return (tuple(denials) if combined else (replace(denials[0], fix=None),)), combined
+        checked = fixes.verified(command, denials, recheck)
+        return checked, fixes.combine(command, checked, lambda rewritten: recheck(rewritten).allowed)
+    except Exception:
+        return tuple(replace(d, fix=None) for d in denials), None
 
 
 # The rule a problem the reader found belongs to, by its code's family.
@@ -883,10 +909,10 @@ def _check_redirect(redirect, ctx: Context, step: descriptors.Step) -> None:
     if op in (">", ">>", "&>", "&>>", ">|", ">&") and path in ctx.policy.write_targets:
         return
     written = f"{'' if redirect.fd is None else redirect.fd}{op}{target.text}"
-    ctx.deny(Code.BP500, Span(redirect.span.start, target.span.end),
-             f"`{written}` opens `{path}` for writing",
+    span = Span(redirect.span.start, target.span.end)
+    ctx.deny(Code.BP500, span, f"`{written}` opens `{path}` for writing",
              "drop the redirection and read the output directly, or redirect to /dev/null",
-             Effect.WRITE, rule=REDIRECTION)
+             Effect.WRITE, rule=REDIRECTION, fix=fixes.drop(ctx.source, span))
 
 
 def _on_disk(path: str, ctx: Context) -> set[str | None]:
@@ -1015,10 +1041,11 @@ class ArgvReader:
         self.appended = appended
         self.inv = Invocation(spec, words)
         self.options_done = False
+        self.double_dash: Fix | None = None  # the `--` that fixes this command's operands, once found
 
     def deny(self, code: Code, span: Span, message: str, hint: str,
-             effect: Effect | None = None, rule: str = FLAGS) -> None:
-        self.ctx.deny(code, span, message, hint, effect, rule=rule)
+             effect: Effect | None = None, rule: str = FLAGS, fix: Fix | None = None) -> None:
+        self.ctx.deny(code, span, message, hint, effect, rule=rule, fix=fix)
 
     def read(self) -> None:
         spec, ctx = self.spec, self.ctx
@@ -1091,19 +1118,57 @@ class ArgvReader:
             self.deny(Code.BP203, word.span,
                       f"`{word.text}` expands to file names, and one starting with {sign} "
                       f"would be read by {spec.display} as a flag", _glob_hint(word.text),
-                      rule=OPERANDS)
+                      rule=OPERANDS, fix=self.operand_fix(word) or fixes.dot_slash(word))
         elif not single and shapes.dash_safe(shapes.quoted(word), ctx.source, ctx.variables):
             self.deny(Code.BP404, word.span,
                       f"unquoted, `{word.text}` is split at blanks into words, and one may start "
                       f"with {sign}, which {spec.display} would read as a flag",
-                      _quote_hint(word, self.rewritten), rule=OPERANDS)
+                      _quote_hint(word, self.rewritten), rule=OPERANDS, fix=self.operand_fix(word))
         else:
             kind = "is split into words; one" if not single else "is a word that"
             self.deny(Code.BP404, word.span,
                       f"`{word.text}` {kind} may start with {sign}, which {spec.display} would read "
-                      "as a flag", self.double_dash_hint(word), rule=OPERANDS)
+                      "as a flag", self.double_dash_hint(word), rule=OPERANDS,
+                      fix=self.operand_fix(word))
         if not spec.permute and inv.positionals:
             self.options_done = True
+
+    def operand_fix(self, word: Word) -> Fix | None:
+        """`--` before the first operand of this command that may become a
+        flag; every later one is covered by the same `--`."""
+        if self.double_dash is None and self.spec.double_dash:
+            at = next(k for k, w in enumerate(self.words) if w is word)
+            self.double_dash = fixes.double_dash(self.words, at, ("-", "+") if self.spec.plus_options
+                                                 else ("-",))
+        return self.double_dash
+
+    def appended_fix(self) -> Fix | None:
+        """`--` before the operands a wrapper's command is given (`xargs rg
+        foo` -> `xargs rg -- foo`), or after its last word when it has none:
+        what the wrapper appends then stays operands."""
+        if not self.spec.double_dash:
+            return None
+        words, pos = self.inv.words, self.inv.positionals
+        if pos:
+            at = next(k for k, w in enumerate(words) if w is pos[0])
+            return fixes.double_dash(words, at, ("-", "+") if self.spec.plus_options else ("-",))
+        end = words[-1].span.end
+        return Fix((Edit(Span(end, end), " --"),), SAFE)
+
+    def drop_flag(self, word: Word, flag: Flag, with_next: bool) -> Fix | None:
+        """Dropping a denied flag (and its separate value), where its spec's
+        fix says to (`drop -i and read the edited text on standard output`):
+        unsafe, since what the flag did no longer happens.  A flag whose spec
+        says something else is a mode of its own (`md5sum -c`, `tar
+        --delete`), and dropping it would mean another command."""
+        reason = flag.denied
+        if reason is None or not any(reason.fix == f"drop {name}" or reason.fix.startswith(f"drop {name} ")
+                                     or reason.fix.startswith(f"drop {name};")
+                                     for name in ("it", *flag.names)):
+            return None
+        at = next(k for k, w in enumerate(self.words) if w is word)
+        end = self.words[at + 1] if with_next and at + 1 < len(self.words) else word
+        return fixes.drop(self.ctx.source, Span(word.span.start, end.span.end))
 
     def double_dash_hint(self, word: Word) -> str:
         """The command with `--` before `word`, when no flag follows it.  A
@@ -1149,9 +1214,12 @@ class ArgvReader:
         rule = rules.get(self.spec.hook) if self.spec.hook else None
         read = rule is not None and (rule.reads is None or bool(rule.reads & set(flag.names)))
         if GLOB in {e.kind for e in holder.expansions}:
+            flag_text = holder.prefix[:len(name) + (holder.prefix[len(name):len(name) + 1] == "=")]
             self.deny(Code.BP203, holder.span,
                       f"`{holder.text}` expands to file names, which become the value of {name} "
-                      "and further words", _glob_hint(holder.text), rule=EXPANSION)
+                      "and further words", _glob_hint(holder.text), rule=EXPANSION,
+                      fix=fixes.quote_pattern(holder, flag_text if holder is word else "",
+                                              flag.metavar))
         elif not shapes.unknown_kinds_allowed(holder) or not shapes.single(holder, ctx.source,
                                                                            ctx.variables):
             ctx.deny_word(holder, f"as the value of {name}")
@@ -1195,7 +1263,9 @@ class ArgvReader:
             if match[group]:
                 flag = self.spec.flags[name]
                 if flag.denied is not None:
-                    self.denied_flag(flag.denied, f"{name} (in {word.value})", word, consumes_next=False)
+                    alone = len(word.value) == 2 and word.text == word.value  # `-f`, nothing else
+                    self.denied_flag(flag.denied, f"{name} (in {word.value})", word, consumes_next=False,
+                                     fix=self.drop_flag(word, flag, False) if alone else None)
                 else:
                     self.record(flag, name, None, word, None)
 
@@ -1227,8 +1297,9 @@ class ArgvReader:
             self.unknown_flag(name, word)
             return
         if flag.denied is not None:
-            self.denied_flag(flag.denied, name, word, consumes_next=flag.value in ("required", "lastarg")
-                             and not eq)
+            consumes = flag.value in ("required", "lastarg") and not eq
+            self.denied_flag(flag.denied, name, word, consumes_next=consumes,
+                             fix=self.drop_flag(word, flag, consumes))
             return
         if flag.value == "none":
             if eq:
@@ -1288,9 +1359,11 @@ class ArgvReader:
                 return
             if flag.denied is not None:
                 shown = name if len(text) == 2 else f"{name} (in {text})"
-                self.denied_flag(flag.denied, shown, word,
-                                 consumes_next=flag.value in ("required", "lastarg")
-                                 and k + 1 == len(text))
+                consumes = flag.value in ("required", "lastarg") and k + 1 == len(text)
+                fix = None
+                if k == 1 and (len(text) == 2 or flag.value == "required"):  # the flag and its value
+                    fix = self.drop_flag(word, flag, consumes)
+                self.denied_flag(flag.denied, shown, word, consumes_next=consumes, fix=fix)
                 return
             if flag.value == "none":
                 self.record(flag, name, None, word, None)
@@ -1339,7 +1412,8 @@ class ArgvReader:
                 self.deny(Code.BP203, holder.span,
                           f"`{holder.text}` as the value of {name} expands to file names; "
                           "the first becomes the value and the rest become operands",
-                          f"quote it: {name} '{holder.text}'", rule=EXPANSION)
+                          f"quote it: {name} '{holder.text}'", rule=EXPANSION,
+                          fix=fixes.quote_pattern(holder, "", flag.metavar))
             else:
                 self.unknown_value(flag, name, word, holder)
             return None
@@ -1350,9 +1424,10 @@ class ArgvReader:
         index = next(k for k, w in enumerate(self.words) if w is word)
         self.inv.flags.append(FlagUse(flag, name, value, word, holder, index, known))
 
-    def denied_flag(self, reason: Reason, shown: str, word: Word, consumes_next: bool) -> None:
+    def denied_flag(self, reason: Reason, shown: str, word: Word, consumes_next: bool,
+                    fix: Fix | None = None) -> None:
         self.deny(Code.BP400, word.span, f"`{self.spec.display} {shown}` {reason.why}",
-                  reason.fix or _DEFAULT_FIX[reason.effect], reason.effect)
+                  reason.fix or _DEFAULT_FIX[reason.effect], reason.effect, fix=fix)
         if consumes_next and self.i < len(self.words):
             self.i += 1
 
@@ -1457,7 +1532,8 @@ class ArgvReader:
                       f"`{spec.display}` gets extra operands from standard input, which could be read "
                       "as flags",
                       f"put `--` before the operands of {spec.display}: "
-                      f"`{appended.wrapper} {_with_double_dash(inv)}`", rule=OPERANDS)
+                      f"`{appended.wrapper} {_with_double_dash(inv)}`", rule=OPERANDS,
+                      fix=self.appended_fix())
         if role == "none" and pos:
             self.deny(Code.BP406, pos[0].span, f"`{spec.display}` takes no operands here",
                       f"drop `{pos[0].text}`", rule=OPERANDS)

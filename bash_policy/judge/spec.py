@@ -32,6 +32,15 @@ class SpecError(ValueError):
     """A spec table is malformed; the message names the key."""
 
 
+def unknown_key(where: str, key: str, known, what: str = "key") -> str:
+    """`where: unknown key 'x'`, with the nearest known key when one is close
+    (a misspelt key would otherwise be read as missing)."""
+    import difflib
+
+    close = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
+    return f"{where}: unknown {what} {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+
+
 @dataclass(frozen=True, slots=True)
 class Reason:
     """Why something is denied: what it would do, the reason, and the way around."""
@@ -239,7 +248,7 @@ def _effect(table: Any, where: str) -> Reason:
         raise SpecError(f"{where}: expected a table with 'effect' and 'why'")
     unknown = set(table) - {"effect", "why", "fix"}
     if unknown:
-        raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        raise SpecError(unknown_key(where, sorted(unknown)[0], {"effect", "why", "fix"}))
     category = table.get("effect")
     if category not in EFFECTS:
         raise SpecError(f"{where}.effect: must be one of {', '.join(EFFECTS)}")
@@ -273,7 +282,7 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         raise SpecError(f"{where}: expected a table")
     unknown = set(table) - _COMMAND_KEYS
     if unknown:
-        raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        raise SpecError(unknown_key(where, sorted(unknown)[0], _COMMAND_KEYS))
     path = path + (name,)
     if fragments is None:
         fragments = table.get("fragment", {})
@@ -460,9 +469,10 @@ def _positionals(value: Any, where: str) -> Positionals:
         value = {"role": value}
     if not isinstance(value, Mapping):
         raise SpecError(f"{where}: expected a role name or a table")
-    unknown = set(value) - {"role", "max", "over_max", "skip", "appends", "files", "pattern"}
+    known = {"role", "max", "over_max", "skip", "appends", "files", "pattern"}
+    unknown = set(value) - known
     if unknown:
-        raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        raise SpecError(unknown_key(where, sorted(unknown)[0], known))
     role = value.get("role", "read")
     if role not in ROLES:
         raise SpecError(f"{where}.role: must be one of {', '.join(ROLES)}")

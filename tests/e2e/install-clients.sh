@@ -8,7 +8,7 @@ if ! command -v npm >/dev/null; then
     apt-get install -y -q nodejs npm >/dev/null || echo "install-clients: no Node.js/npm" >&2
 fi
 if npm ci --no-audit --no-fund --loglevel=error >/dev/null; then
-    echo "install-clients: $(ls -d node_modules/claude-code-* node_modules/@google/gemini-cli | tr '\n' ' ')"
+    echo "install-clients: $(ls -d node_modules/claude-code-* node_modules/@google/gemini-cli node_modules/@openai/codex node_modules/@github/copilot | tr '\n' ' ')"
 else
     echo "install-clients: npm ci failed; the end-to-end tests will skip" >&2
 fi
