@@ -44,7 +44,7 @@ class Origin:
     script: bool = False                # HARNESS 0: the harness may pipe the script into bash
     redirect: Redirect | None = None    # OPENED: the redirection that opened it
     loop: object | None = None          # OPENED: the innermost `while` that applies it on every test
-    reopens: Origin | None = None       # OPENED by name (`< /dev/stdin`): what standard input was
+    reopens: Origin | None = None       # OPENED by name (`< /dev/stdin`): the script it opens again
     joint: tuple[int, int] | None = None  # PIPE_IN/PIPE_OUT: (id of the pipeline, joint index)
     writer: object | None = None        # PIPE_IN: the member writing into the pipe
     reader: object | None = None        # PIPE_IN: the member reading it
@@ -115,9 +115,10 @@ def apply(redirect: Redirect, table: Table, loop: object | None, names_stdin) ->
             if value.endswith("-"):
                 after[source] = _CLOSED
         return Step(after, source, origin)
-    opened = Origin(OPENED, redirect=redirect, loop=loop,
-                    reopens=table.get(0) if op in ("<", "<>") and value is not None
-                    and names_stdin(value) else None)
+    before = table.get(0)  # what opening /dev/stdin again reaches: asked only where it matters
+    reopens = before if (op in ("<", "<>") and value is not None and before is not None
+                         and before.is_script and names_stdin(value)) else None
+    opened = Origin(OPENED, redirect=redirect, loop=loop, reopens=reopens)
     if op in ("&>", "&>>") or (op == ">&" and fd == 1):  # `>&FILE` and `1>&FILE` are `&>FILE`
         after[1] = after[2] = opened
     else:

@@ -248,7 +248,7 @@ class Context:
         self.command: Command | None = None
         # What each descriptor of the command being checked refers to, after its
         # redirections (judge/descriptors.py); and every command's, by id.
-        self.fds: descriptors.Table = descriptors.start()
+        self.fds: descriptors.Table = {}
         self.tables: dict[int, descriptors.Table] = {}
         # The innermost `while` whose test or body is being checked.
         self.loop: While | None = None
@@ -611,9 +611,10 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = f
 def _check_substitutions(node, ctx: Context, index: dict[int, int], fds: descriptors.Table) -> None:
     """The commands inside a node's own words (not its bodies): bash runs them
     first, with their output captured."""
-    captured = {**fds, 1: descriptors.Origin(descriptors.CAPTURED)}
+    captured = None
     for child in children(node):
         if isinstance(child, List) and not _is_body(node, child):
+            captured = captured or {**fds, 1: descriptors.Origin(descriptors.CAPTURED)}
             _check_node(child, ctx, index, fds=captured)
 
 
