@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -64,14 +63,18 @@ Checks commands sent as JSON lines on stdin; one answer a line on stdout, in ord
   request  {"id": ANY, "command": "rg -n foo src", "cwd": "/repo"}
            cwd is optional (default --cwd); it is where the command runs, and it
            selects the config governing that directory unless --config is given
+           or "config_from": DIR names the directory whose config governs
+           optional "text": true adds "text", the verdict as check prints it;
+           "run": true adds "run" for an allowed command: it under bash-policy run
   answer   {"id": ANY, "verdict": {...}}: the object `bash-policy check --json`
            prints (schema_version 1; docs/model.md)
            {"id": ANY or null, "error": "..."}: the line was unusable (not JSON, no
-           command string, a cwd that is not a directory); treat it as a denial
+           command string, a cwd that is not a directory); treat it as a denial;
+           null only for a line that is not a JSON object (answers keep order)
 
 The server reads until end of input.  The echo of a command longer than the
 policy's max_length (denied BP103) is cut short.  docs/integrations.md has a
-client."""
+client, bash_policy/integrations/js/serve-client.mjs."""
 
 
 class UsageError(Exception):
@@ -168,6 +171,7 @@ def build_parser(wanted: str | None = None) -> Parser:
     own parser is built (anything else, such as --help, gets them all)."""
     from .formats import FORMATS
     from .integrations.harnesses import HARNESSES
+    from .integrations.plugins import PLUGINS
 
     config = Parser(add_help=False)
     config.add_argument("--config", metavar="FILE",
@@ -272,8 +276,9 @@ def build_parser(wanted: str | None = None) -> Parser:
                         "are read recursively")
 
     p = add("hook", cmd_hook, "answer a client's tool-call hook event on stdin: Claude Code, "
-                              "Gemini CLI, Codex CLI, Copilot CLI (docs/integrations.md)", (config,))
-    p.add_argument("harness", choices=sorted(HARNESSES))
+                              "Gemini CLI, Codex CLI, Copilot CLI, Qwen Code; or print the OpenCode "
+                              "plugin or the pi extension (docs/integrations.md)", (config,))
+    p.add_argument("harness", choices=sorted([*HARNESSES, *PLUGINS]))
     p.add_argument("--always", action="store_true",
                    help="enforce plan mode whatever the session's mode (the events of Gemini, "
                         "Codex and Copilot CLI carry no mode, so there it always applies)")
@@ -285,16 +290,19 @@ def build_parser(wanted: str | None = None) -> Parser:
                         "a call's input (Claude Code, Gemini CLI), and tell the model what changed")
     p.add_argument("--no-confine", dest="confine", action="store_false",
                    help="do not rewrite allowed commands to run under `bash-policy run` "
-                        "(Codex CLI; Copilot CLI with --allow-readonly)")
+                        "(Codex CLI; Copilot CLI with --allow-readonly; OpenCode, pi)")
     p.add_argument("--plan-file", action="append", default=[], metavar="GLOB",
                    help="a file the plan may be written to (repeatable; default: "
                         "Claude Code's plan file for the session, Gemini CLI's "
                         "$GEMINI_PLANS_DIR/*.md, Copilot CLI's session plan.md; Codex: none)")
     p.add_argument("--way-out", metavar="TEXT", help="how the user leaves plan mode, named in "
                                                      "every denial (default: the client's own way)")
+    p.add_argument("--agent", action="append", default=[], metavar="NAME",
+                   help="opencode: an agent whose bash calls are checked (repeatable; default: plan)")
     action = p.add_mutually_exclusive_group()
     action.add_argument("--print-config", action="store_true",
-                        help="print the settings snippet that installs this hook")
+                        help="print the settings snippet that installs this hook (opencode, pi: "
+                             "the plugin file)")
     action.add_argument("--check", action="store_true",
                         help="run an allowed and a denied sample event through the hook the "
                              "client's settings install, and report what the client will do")
@@ -602,7 +610,12 @@ def _audit_output(report, args) -> str:
 def cmd_hook(args) -> int:
     from .integrations import adapters
     from .integrations.harnesses import HARNESSES
+    from .integrations.plugins import PLUGINS
 
+    if args.harness in PLUGINS:
+        return _print_plugin(args, PLUGINS[args.harness])
+    if args.agent:
+        raise UsageError("bash-policy hook", f"--agent is for opencode, not {args.harness}")
     harness = HARNESSES[args.harness]
     opts = adapters.Options(always=args.always, allow_readonly=args.allow_readonly,
                             plan_files=args.plan_file, way_out=args.way_out, config=args.config,
@@ -626,6 +639,33 @@ def cmd_hook(args) -> int:
         return install.main(harness, opts, "install" if args.install else "check",
                             args.settings, args.client)
     return adapters.main(harness, opts)
+
+
+def _print_plugin(args, plugin) -> int:
+    """The plugin file: these are settings of the file, not a hook command."""
+    from .integrations.adapters import executable_argv
+    from .integrations.plugins import render
+
+    prog = f"bash-policy hook {plugin.name}"
+    if not args.print_config:
+        raise UsageError(prog, f"{plugin.client} runs bash-policy as a plugin, not as a command hook: "
+                               f"`{prog} --print-config` prints the file to install")
+    unused = [flag for flag, given in (
+        ("--always", args.always), ("--allow-readonly", args.allow_readonly), ("--rewrite", args.rewrite),
+        ("--plan-file", args.plan_file), ("--settings", args.settings), ("--client", args.client),
+        ("--agent", args.agent and plugin.name != "opencode")) if given]
+    if unused:
+        raise UsageError(prog, f"{', '.join(unused)} does not apply to {plugin.client}")
+    serve = [*executable_argv(), "serve"]
+    if args.config:
+        serve += ["--config", os.path.abspath(args.config)]
+    settings: dict[str, Any] = {"command": serve, "confine": args.confine}
+    if args.agent:
+        settings["agents"] = args.agent
+    if args.way_out is not None:
+        settings["wayOut"] = args.way_out
+    _emit(render(plugin, settings))
+    return 0
 
 
 CODEX_TRUST = """\
@@ -668,12 +708,17 @@ def cmd_run(args) -> int:
     for note in result.verdict.notes:
         if note.startswith(("ran unconfined", "confined, except")):
             print(f"bash-policy: {note}", file=sys.stderr)
+    from .render import TerminalOutput
+
+    def shown(stream, data: bytes) -> bytes:  # on a terminal, escaped: it cannot set its modes
+        return TerminalOutput()(data) if stream.isatty() else data
+
     try:
-        sys.stdout.buffer.write(result.stdout)
+        sys.stdout.buffer.write(shown(sys.stdout, result.stdout))
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    sys.stderr.buffer.write(result.stderr)
+    sys.stderr.buffer.write(shown(sys.stderr, result.stderr))
     if result.truncated:
         print(f"\nbash-policy: output cut at {max_output} bytes; the command was stopped",
               file=sys.stderr)
@@ -691,11 +736,17 @@ def cmd_confine(args) -> int:
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
     if not argv:
         raise UsageError("bash-policy confine", "no program given (bash-policy confine -- PROGRAM ...)")
-    # A terminal is never handed to the sandbox: input from one becomes /dev/null,
-    # output to one is relayed through pipes (TIOCSTI, terminal modes).
-    stdin = subprocess.DEVNULL if os.isatty(0) else 0
+    # No descriptor of the caller's is handed to the sandbox: stdin is copied in
+    # through a pipe of its own (a terminal gives /dev/null instead), output is
+    # relayed through pipes, and shown escaped on a terminal (TIOCSTI, modes,
+    # a pipe reopened for writing through /proc/self/fd).
+    from .render import TerminalOutput
+
+    shown = {fd: TerminalOutput() for fd in (1, 2) if os.isatty(fd)}
     try:
-        outcome = confine.run(argv, cwd=args.cwd, timeout=args.timeout, stdin=stdin, relay=(1, 2))
+        outcome = confine.run(argv, cwd=args.cwd, timeout=args.timeout, relay=(1, 2),
+                              feed=None if os.isatty(0) else 0,
+                              shown=(lambda fd, data: shown[fd](data) if fd in shown else data))
     except confine.ConfinementError as error:
         print(f"bash-policy confine: not run: {error}", file=sys.stderr)
         return DENIED_EXIT

@@ -16,7 +16,7 @@ from .judge.codes import CODES
 from .judge.policy import Policy
 from .judge.rules import load_all
 from .judge.spec import CommandSpec
-from .reference import flag_text, operands_text
+from .reference import flag_text, modes_text, operands_text
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -89,6 +89,8 @@ def _program(spec: CommandSpec, level: int = 2) -> list[str]:
         return out
     extra = f"; hook `{spec.hook}`" if spec.hook else ""
     out += [f"Option style: {spec.style}. Operands: {operands_text(spec)}{extra}.", ""]
+    if spec.modes is not None:
+        out += [f"Modes: {modes_text(spec)}.", ""]
     flags = sorted(spec.unique_flags(), key=lambda f: (f.denied is not None, f.names))
     if flags:
         out += ["| flag | verdict | reason |", "| --- | --- | --- |"]

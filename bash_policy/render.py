@@ -7,6 +7,7 @@ code's page.
 
 from __future__ import annotations
 
+import codecs
 import json
 import unicodedata
 
@@ -40,6 +41,21 @@ def _escaped(c: str) -> str:
     if unicodedata.category(c) == "Co":  # private use: printable on its terminal, not hidden
         return c
     return f"\\x{point:02x}" if point < 0x100 else f"\\u{point:04x}" if point < 0x10000 else f"\\U{point:08x}"
+
+
+class TerminalOutput:
+    """A program's output made safe to relay to a terminal, chunk by chunk:
+    everything `escape` escapes but line feeds and tabs, so that it can
+    neither set the terminal's modes nor make it answer (a cursor report is
+    typed into the shell's input).  A UTF-8 character split across chunks
+    is kept whole."""
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+
+    def __call__(self, data: bytes) -> bytes:
+        text = self._decoder.decode(data)
+        return "\n".join("\t".join(map(escape, line.split("\t"))) for line in text.split("\n")).encode()
 
 
 def width(text: str) -> int:

@@ -387,7 +387,7 @@ def test_a_tool_name_two_clients_give_different_keys_reads_either():
 
 
 DENIED_FIXTURE = {"claude-code": "bash_denied", "gemini": "shell_denied", "codex": "bash_denied",
-                  "copilot": "bash_denied"}
+                  "copilot": "bash_denied", "qwen": "bash_denied"}
 
 
 def run_hook_command(harness, command, raw):

@@ -438,3 +438,153 @@ def test_unprivileged_files_network_signals_and_setuid(unprivileged, confined):
     assert connected == (not confined) and killed == (not confined)
     assert stdout.split()[-1] == ("65534" if confined else "0")  # no_new_privs: setuid gives nothing
     (work / "made").unlink(missing_ok=True)
+
+
+# -- red team RT8: what the first review of the layer found ---------------------------------------
+
+def bash_policy_cli() -> list[str]:
+    return [sys.executable, "-m", "bash_policy"]
+
+
+@MODES
+def test_the_callers_stdin_pipe_cannot_be_written_back(tmp_path, confined):
+    """A shell reading its script from a pipe runs what is written into that
+    pipe; the confined command gets a pipe of its own instead (RT8 finding 1)."""
+    canary = tmp_path / "canary"
+    inject = f"sh -c 'echo \"echo injected > {canary}\" > /proc/self/fd/0'"
+    wrapper = " ".join(bash_policy_cli() + ["confine", "--"]) if confined else "env"
+    (tmp_path / "script").write_text(f"{wrapper} {inject}\nsleep 0.5\n")
+    subprocess.run("cat script | bash", shell=True, cwd=tmp_path, timeout=60)
+    assert canary.exists() == (not confined)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_nothing_survives_a_killed_runner(tmp_path, signum):
+    """The watchdog sees the runner's end through its pipe, kills the
+    command's group and removes TMPDIR (RT8 finding 2)."""
+    marker = f"bp-orphan-{uuid.uuid4().hex}"
+    proc = subprocess.Popen([*bash_policy_cli(), "confine", "--", "bash", "-c",
+                             f'echo "$TMPDIR"; (exec -a {marker} sleep 60) & exec -a {marker} sleep 60'],
+                            stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    tmpdir = proc.stdout.readline().decode().strip()
+    deadline = time.monotonic() + 20
+    while len(_pgrep(marker)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(_pgrep(marker)) == 2 and os.path.isdir(tmpdir)
+    proc.send_signal(signum)
+    proc.wait(20)
+    deadline = time.monotonic() + 10
+    while (_pgrep(marker) or os.path.exists(tmpdir)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _pgrep(marker) == [] and not os.path.exists(tmpdir)
+
+
+def _pgrep(marker: str) -> list[str]:
+    """Processes whose command line starts with `marker` (`exec -a`)."""
+    return subprocess.run(["pgrep", "-f", f"^{marker}"], capture_output=True, text=True).stdout.split()
+
+
+def test_a_slow_reader_of_relayed_output_does_not_outlast_the_timeout(tmp_path):
+    """Writers that never stop and a reader that never reads: the relay
+    gives up at the deadline, and everything is killed (RT8 finding 3)."""
+    marker = f"bp-flood-{uuid.uuid4().hex}"
+    read_end, write_end = os.pipe()
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen([*bash_policy_cli(), "confine", "--timeout", "2", "--", "bash", "-c",
+                                 f"(exec -a {marker} yes) & (exec -a {marker} yes) & sleep 0.3"],
+                                stdout=write_end, stdin=subprocess.DEVNULL)
+        assert proc.wait(60) == 124
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert time.monotonic() - start < 30 and _pgrep(marker) == []
+
+
+def test_removing_the_private_directory_survives_depth_long_paths_and_locked_directories(tmp_path):
+    """RT8 finding 4: 1,100 levels, a path longer than PATH_MAX, directories
+    without permissions, and a link out that must not be followed."""
+    from bash_policy.confine.sandbox import remove_tree
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("kept")
+    top = tmp_path / "top"
+    top.mkdir()
+    fd = os.open(top, os.O_RDONLY)
+    try:
+        for level in range(1100):
+            os.mkdir("d" * (200 if level < 30 else 1), dir_fd=fd)
+            sub = os.open("d" * (200 if level < 30 else 1), os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+            if level == 50:
+                os.symlink(str(outside), "out", dir_fd=fd)
+        os.mkdir("locked", 0, dir_fd=fd)
+    finally:
+        os.close(fd)
+    remove_tree(str(top))
+    assert not top.exists() and (outside / "keep").read_text() == "kept"
+
+
+def test_a_temporary_directory_that_cannot_be_made_refuses_the_run(tmp_path, monkeypatch):
+    from bash_policy.confine import sandbox
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sandbox.tempfile, "mkdtemp", full)
+    with pytest.raises(sandbox.ConfinementError, match="No space left on device"):
+        Sandbox(SUPPORT.landlock_abi, SUPPORT.arch, SUPPORT.netns)
+
+
+@MODES
+def test_a_terminal_opened_by_path_cannot_be_read(tmp_path, confined):
+    """RT8 finding 5: a terminal under /dev/pts could be read, its typed input
+    stolen, and the command, its session's leader, would acquire it by
+    opening it and hang it up when it exits.  Nothing under /dev but null,
+    zero, full, random and urandom can be opened."""
+    primary, replica = os.openpty()
+    try:
+        os.write(primary, b"hunter2\n")  # typed, waiting to be read
+        out = sh(f"read -r line < {os.ttyname(replica)} && echo \"stole $line\"", confined, tmp_path)
+        assert (b"stole hunter2" in out.stdout) == (not confined)
+    finally:
+        os.close(primary)
+        os.close(replica)
+
+
+@MODES
+def test_netlink_usersock_reaches_no_process_outside(tmp_path, confined):
+    """RT8 finding 6: NETLINK_USERSOCK carries datagrams between processes."""
+    port = 4000 + os.getpid() % 20000
+    try:
+        listener = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 2)
+    except OSError as error:
+        pytest.skip(f"no NETLINK_USERSOCK here: {error}")
+    with listener:
+        listener.bind((port, 0))
+        sh(python(f"import socket; s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 2); "
+                  f"s.sendto(bytes(16) + b\"hello\", ({port}, 0))"), confined, tmp_path)
+        listener.settimeout(0.5)
+        try:
+            got = listener.recv(100)
+        except TimeoutError:
+            got = b""
+    assert (b"hello" in got) == (not confined)
+
+
+def test_output_relayed_to_a_terminal_cannot_drive_it(tmp_path):
+    """RT8 finding 7: escape sequences set modes and make the terminal answer."""
+    primary, replica = os.openpty()
+    try:
+        proc = subprocess.run([*bash_policy_cli(), "confine", "--", "printf", "a\\033[?1003h\\033[6n\\tb\\n"],
+                              stdout=replica, stdin=subprocess.DEVNULL, timeout=60)
+        assert proc.returncode == 0
+        os.set_blocking(primary, False)
+        shown = os.read(primary, 1000)
+    finally:
+        os.close(primary)
+        os.close(replica)
+    assert b"\x1b" not in shown and b"\\x1b[?1003h\\x1b[6n\tb" in shown

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import landlock, seccomp
@@ -154,14 +154,16 @@ def launch_confined(argv: Sequence[str], found: Support, *, env: Mapping[str, st
 
 def run(argv: Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
         timeout: float | None = None, max_output: int | None = None, stdin=subprocess.DEVNULL,
-        relay: tuple[int, int] | None = None) -> Outcome:
+        relay: tuple[int, int] | None = None, feed: int | None = None,
+        shown: Callable[[int, bytes], bytes] | None = None) -> Outcome:
     """The layer alone, as a library call: run `argv` (no shell, no check)
     fully confined, or raise ConfinementError and run nothing.  Output is
     captured (`max_output` bytes a stream at most) or relayed to two file
-    descriptors; the whole process group is killed at the end or at the
-    timeout.  Not a plan-mode gate by itself: it judges nothing."""
+    descriptors (through `shown`); `feed` is copied into its stdin (see
+    `launch`); everything it started is killed at the end or at the timeout.
+    Not a plan-mode gate by itself: it judges nothing."""
     found = support()
     if not found.complete:
         raise ConfinementError("not fully confined here: " + "; ".join(found.gaps()))
     return launch_confined(argv, found, env=os.environ if env is None else env, cwd=cwd, timeout=timeout,
-                           max_output=max_output, stdin=stdin, relay=relay)
+                           max_output=max_output, stdin=stdin, relay=relay, feed=feed, shown=shown)

@@ -63,7 +63,11 @@ def ruleset(version: int, writable_dirs: tuple[str, ...]) -> int:
     fd = _check(_syscall(ctypes.c_long(_CREATE_RULESET), buffer, ctypes.c_size_t(size),
                          ctypes.c_uint32(0)), "landlock_create_ruleset")
     try:
-        _allow(fd, "/", EXECUTE | READ_FILE | READ_DIR)
+        _allow(fd, "/", EXECUTE | READ_DIR)
+        for top in readable_tops():
+            _allow(fd, top, READ_FILE)
+        for device in _READABLE_DEVICES:
+            _allow(fd, device, READ_FILE)
         _allow(fd, os.devnull, (READ_FILE | WRITE_FILE | TRUNCATE) & fs)
         for directory in writable_dirs:
             _allow(fd, directory, fs)
@@ -71,6 +75,22 @@ def ruleset(version: int, writable_dirs: tuple[str, ...]) -> int:
         os.close(fd)
         raise
     return fd
+
+
+# Under /dev only these may be opened: everything else there is a terminal
+# (whose input a read would steal), a disk, or a device with effects of its own.
+_READABLE_DEVICES = ("/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+
+
+def readable_tops() -> list[str]:
+    """Every entry of / whose files may be read: all but /dev, and but any
+    link that leads to /dev or back to /."""
+    tops = []
+    for name in sorted(os.listdir("/")):
+        real = os.path.realpath("/" + name)
+        if real != "/" and real != "/dev" and not real.startswith("/dev/") and os.path.exists(real):
+            tops.append("/" + name)
+    return tops
 
 
 def _allow(ruleset_fd: int, path: str, access: int) -> None:

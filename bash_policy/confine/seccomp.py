@@ -12,7 +12,8 @@ filter answers those with an error, and:
 - every system call newer than the reviewed table (`_MAX`) fails with
   ENOSYS, so a future kernel's new call is refused until reviewed;
 - ioctl is an allowlist: terminal and file queries only (ENOTTY otherwise);
-- socket() is an allowlist: netlink only (EACCES otherwise); socketpair()
+- socket() is an allowlist: three kernel-only netlink protocols (EACCES
+  otherwise); socketpair()
   makes a connected pair that reaches nothing and stays allowed;
 - a call from another ABI (32-bit or x32 on x86_64) kills the process.
 
@@ -98,6 +99,10 @@ _REFUSED = {
 _CLONE_REFUSED = 0x00008000 | 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 \
     | 0x20000000 | 0x40000000
 _AF_NETLINK = 16
+# Netlink protocols whose every peer is the kernel, which answers queries and
+# refuses changes without capabilities: NETLINK_ROUTE (ip), NETLINK_SOCK_DIAG
+# (ss) and NETLINK_GENERIC.  NETLINK_USERSOCK and the rest can reach processes.
+_NETLINK_PROTOCOLS = (0, 4, 16)
 _PRIO_USER = 2  # setpriority's `which`; IOPRIO_WHO_USER is 3
 _IOPRIO_WHO_USER = 3
 # Calls aimed at a process: allowed only at the caller itself (pid argument 0).
@@ -150,8 +155,11 @@ def program(machine: str) -> bytes:
         code.append((_JEQ, 0, len(block), numbers[name]))
         code.extend(block)
 
-    when("socket", [(_LD_ABS, 0, 0, _arg(0)), (_JEQ, 0, 1, _AF_NETLINK),
-                    (_RET, 0, 0, _RET_ALLOW), (_RET, 0, 0, _RET_ERRNO | errno.EACCES)])
+    protocols = len(_NETLINK_PROTOCOLS)
+    when("socket", [(_LD_ABS, 0, 0, _arg(0)), (_JEQ, 0, protocols + 1, _AF_NETLINK),
+                    (_LD_ABS, 0, 0, _arg(2)),
+                    *[(_JEQ, protocols - i, 0, p) for i, p in enumerate(_NETLINK_PROTOCOLS)],
+                    (_RET, 0, 0, _RET_ERRNO | errno.EACCES), (_RET, 0, 0, _RET_ALLOW)])
     allowed = len(IOCTL_ALLOWED)
     when("ioctl", [(_LD_ABS, 0, 0, _arg(1)),
                    *[(_JEQ, allowed - i, 0, request) for i, request in enumerate(IOCTL_ALLOWED)],

@@ -259,10 +259,15 @@ def executable() -> str:
     or failing that `python -m bash_policy`: a hook must not depend on the
     client's PATH (a bare name that is not found exits 127, which Claude Code
     treats as a non-blocking error, so every call would go through)."""
+    return shlex.join(executable_argv())
+
+
+def executable_argv() -> list[str]:
+    """executable() as words, for clients that spawn it without a shell."""
     beside = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "bash-policy")
     if os.access(beside, os.X_OK):
-        return shlex.quote(beside)
-    return shlex.join([os.path.abspath(sys.executable), "-m", "bash_policy"])
+        return [beside]
+    return [os.path.abspath(sys.executable), "-m", "bash_policy"]
 
 
 def option_words(opts: Options) -> list[str]:

@@ -10,13 +10,15 @@ table read these records; nothing branches on which client it is.
 
 Facts checked against the clients' hook references and by running them
 (tests/e2e): Claude Code 2.1.197 and 2.1.332, Gemini CLI 0.61.0, Codex CLI
-0.171.0, GitHub Copilot CLI 1.0.102.
+0.171.0, GitHub Copilot CLI 1.0.102, Qwen Code 0.24.4 (its hook runner and
+scheduler also read in the 0.24.4 package).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -237,6 +239,50 @@ def _copilot_rewrite(tool_args: Mapping[str, Any], command: str) -> dict[str, An
             "modifiedArgs": {**tool_args, "command": command}}
 
 
+def _pretooluse_answer(action: str, reason: str) -> dict[str, Any]:
+    """Claude Code's PreToolUse decision, which Codex CLI and Qwen Code read too."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": action,
+                                   "permissionDecisionReason": reason}}
+
+
+def _qwen_home(env: Mapping[str, str]) -> Path:
+    return Path(env["QWEN_HOME"]) if env.get("QWEN_HOME") else _home(env) / ".qwen"
+
+
+def _qwen_settings(env: Mapping[str, str], cwd: str) -> tuple[Path, ...]:
+    """User settings, then a trusted project's."""
+    return (_qwen_home(env) / "settings.json", Path(cwd) / ".qwen" / "settings.json")
+
+
+def _qwen_sample(command: str, cwd: str) -> dict[str, Any]:
+    return {"session_id": "bash-policy-check", "transcript_path": "", "cwd": cwd,
+            "hook_event_name": "PreToolUse", "timestamp": "1970-01-01T00:00:00.000Z",
+            "permission_mode": "plan", "tool_name": "run_shell_command",
+            "tool_input": {"command": command}, "tool_use_id": "bash-policy-check"}
+
+
+def _qwen_plan_file(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
+    """The plan file Qwen Code keeps for this session: <QWEN_HOME or
+    ~/.qwen>/plans/<session_id>.md (its exit_plan_mode saves the plan there;
+    a configured plansDirectory is not in the event, --plan-file names it).
+    A session id that is not a plain name gives none."""
+    session = event.get("session_id")
+    if not isinstance(session, str) or not re.fullmatch(r"[A-Za-z0-9_-]+", session):
+        return ()
+    if not env.get("QWEN_HOME") and not env.get("HOME"):
+        return ()
+    home = str(_qwen_home(env))
+    return (os.path.join(home, "plans", f"{session}.md"),) if os.path.isabs(home) and "\0" not in home else ()
+
+
+def _qwen_way_out(env: Mapping[str, str], own_plan_mode: bool) -> str:
+    if not own_plan_mode:
+        return ("the bash-policy hook enforces plan mode in every session (--always); "
+                "the user can remove it from the Qwen Code settings")
+    return ("approve the plan through exit_plan_mode, or switch the approval mode with Shift+Tab or "
+            "/approval-mode default; a `qwen -p` run: run again without --approval-mode plan")
+
+
 CLAUDE_CODE = Harness(
     name="claude-code",
     client="Claude Code",
@@ -253,9 +299,7 @@ CLAUDE_CODE = Harness(
     },
     mode=("permission_mode", "plan"),
     cwd_keys=(),
-    answer=lambda action, reason: {"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": action,
-        "permissionDecisionReason": reason}},
+    answer=_pretooluse_answer,
     no_opinion="",
     # Seconds (a 2 s timeout kills a hook after 2 s in 2.1.197 and 2.1.332); a hook
     # that times out lets the call through, so the hook blocks by itself at `deadline`.
@@ -303,9 +347,7 @@ CODEX = Harness(
     tools={"Bash": ("shell", "command"), "apply_patch": ("patch", "command")},
     mode=None,  # permission_mode is only "default" or "bypassPermissions", whatever the mode
     cwd_keys=(),  # exec_command's workdir arrives as the event's cwd
-    answer=lambda action, reason: {"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": action,
-        "permissionDecisionReason": reason}},
+    answer=_pretooluse_answer,
     no_opinion="",
     hook_fields={"timeout": 60},  # seconds; a hook past it fails and the call runs
     plan_files=lambda event, env: (),
@@ -357,4 +399,38 @@ COPILOT = Harness(
     extra={"version": 1},
 )
 
-HARNESSES: dict[str, Harness] = {h.name: h for h in (CLAUDE_CODE, GEMINI, CODEX, COPILOT)}
+# Qwen Code's PreToolUse runs after its own plan-mode shell classifier and
+# approval, so it gates what they let through; 0.24.4 reads no updatedInput
+# from PreToolUse (only from PermissionRequest), so nothing is rewritten.
+QWEN = Harness(
+    name="qwen",
+    client="Qwen Code",
+    event="PreToolUse",
+    tools={
+        **{tool: ("shell", "command") for tool in ("run_shell_command", "monitor")},
+        **{tool: ("edit", "file_path") for tool in ("write_file", "edit")},
+        "notebook_edit": ("edit", "notebook_path"),
+        "read_file": ("read", "file_path"),
+        **{tool: ("search", None) for tool in ("glob", "grep_search", "list_directory")},
+        "exit_plan_mode": ("plan_exit", None),
+        "enter_plan_mode": ("plan_enter", None),
+    },
+    mode=("permission_mode", "plan"),
+    cwd_keys=("directory",),
+    answer=_pretooluse_answer,
+    no_opinion="",
+    hook_fields={"timeout": 60},  # seconds; a hook past it, like any failure but exit 2, lets the call run
+    plan_files=_qwen_plan_file,
+    way_out=_qwen_way_out,
+    settings_files=_qwen_settings,
+    install_file=lambda env: _qwen_settings(env, ".")[0],
+    sample=_qwen_sample,
+    known_modes=("default", "auto-edit", "auto", "yolo"),  # its --approval-mode choices but plan
+    # Exit 2 blocks only with text on stderr (with none the call runs: 0.24.4, tried);
+    # a shell need not print anything for a hook killed by a signal.
+    command_form=("{command} || {{ echo \"bash-policy hook qwen failed (status $?); "
+                  "the tool call is blocked\" >&2; exit 2; }}"),
+    shell=("bash", "-c"),  # 0.24.4 runs hook commands with bash on Linux
+)
+
+HARNESSES: dict[str, Harness] = {h.name: h for h in (CLAUDE_CODE, GEMINI, CODEX, COPILOT, QWEN)}

@@ -51,7 +51,7 @@ from .codes import Code, Effect
 from .flow import Places, command_directories
 from .policy import Policy
 from .rules import engine_rule
-from .rules.files import check_special_operands
+from .rules.files import check_around, check_special_operands
 from .scope import check_scope
 from .spec import CommandSpec, Flag, Reason
 from .special import on_disk, special_in, special_operand_in, stdin_in
@@ -115,6 +115,13 @@ FLAGS = engine_rule("flags", """Flags that are denied, unknown, abbreviated, or 
     deny=["rg --pre cat x", "rg --frob x", "sort --out=f x", "rg --color=sometimes x",
           'git log --format="$F"'],
     allow=["rg -n x", 'git log --author="$USER"'])
+MODES = engine_rule("modes", """Options that select different modes where the program refuses them together.
+    A spec's `modes` say which options select what the program does and how it
+    combines several (program rules judge the mode that results: `xz -t -z f`
+    compresses f, since xz obeys the last); where the program refuses two, a
+    version that took one instead would do what was not judged.""",
+    codes=[Code.BP400], deny=["git cat-file -t -p HEAD", "git branch --list --show-current"],
+    allow=["git cat-file -t HEAD", "git branch --show-current"])
 OPERANDS = engine_rule("operands", """Operands a program writes to or acts on, too many, or words that may be flags.
     Some programs take an output file or a new name as a plain operand; a
     file named `--pre=sh` turns an unanchored glob into a flag.""",
@@ -231,6 +238,35 @@ class Invocation:
 
     def has(self, *names: str) -> bool:
         return bool(self.uses(*names))
+
+    def given_modes(self) -> list[FlagUse]:
+        """The uses of the spec's mode flags after the last reset, in order."""
+        modes = self.spec.modes
+        given: list[FlagUse] = []
+        if modes is None:
+            return given
+        for use in self.flags:
+            if use.flag.names[0] in modes.reset:
+                given = []
+            elif use.flag.names[0] in modes.flags:
+                given.append(use)
+        return given
+
+    def modes(self) -> frozenset[str]:
+        """The modes the program runs in, as it combines the mode flags given
+        (spec `modes`, by each flag's first name): the last or first one, or
+        every one ("error" and "all"); the default when none is given.  A
+        rule judges the mode that results, never the flags' mere presence:
+        `xz -t -z f` compresses f."""
+        modes = self.spec.modes
+        given = [use.flag.names[0] for use in self.given_modes()]
+        if modes is None or not given:
+            return frozenset({modes.default} if modes is not None and modes.default else ())
+        if modes.combine == "last":
+            return frozenset(given[-1:])
+        if modes.combine == "first":
+            return frozenset(given[:1])
+        return frozenset(given)
 
 
 class Context:
@@ -1460,12 +1496,29 @@ class ArgvReader:
             self.deny(Code.BP405, self.named_by.span, f"`{spec.display}` needs a subcommand",
                       f"use one of: {', '.join(allowed)}", rule=SUBCOMMAND)
         if not has_sub:
+            self.check_modes()
             self.check_positionals()
             if self.reads_stdin():
                 self.ctx.reads_stdin = True
             self.check_special_files()
         if self.spec.hook:
             self.ctx.run_rule(self.spec.hook, self.inv)
+
+    def check_modes(self) -> None:
+        """Two different modes where the program refuses them (`combine = "error"`):
+        the run would fail, and a version that took one of them instead would
+        do what the checker did not judge."""
+        modes = self.spec.modes
+        if modes is None or modes.combine != "error":
+            return
+        given = self.inv.given_modes()
+        other = next((use for use in given if use.flag is not given[0].flag), None)
+        if other is not None:
+            self.deny(Code.BP400, other.word.span,
+                      f"`{self.spec.display}` {given[0].name} and {other.name} select different "
+                      f"modes, which {self.spec.path[0]} refuses together",
+                      f"give one of them: `{self.spec.display} {given[0].name}` or "
+                      f"`{self.spec.display} {other.name}`", rule=MODES)
 
     def reads_stdin(self) -> bool:
         """Whether the program may read standard input: its spec's `stdin`, a
@@ -1567,13 +1620,17 @@ class ArgvReader:
         read, must not be devices or kernel files (see `special_file`)."""
         spec, inv, ctx = self.spec, self.inv, self.ctx
         read_values = []
+        around: dict[str, list[Word]] = {}
         for use in inv.flags:
             if use.flag.reads and use.value is None and use.value_word not in (None, use.word):
                 read_values.append(use.value_word)  # `grep -f ~+/p`: `~+` and $PWD are looked up
+                around.setdefault(use.flag.reads, []).append(use.value_word)
             if not use.flag.reads or use.value is None:
                 continue
             shown = use.value_word if use.value_word is not None else use.word
             for path in use.flag.paths(use.value):
+                if use.flag.reads == "file-if-slash" and "/" not in path:
+                    continue  # a name (iconv's charset), not a file
                 if special_in(path, ctx.directories()):
                     self.deny(Code.BP403, use.word.span,
                               f"`{spec.display} {use.name}` would read `{path}`, a device or kernel "
@@ -1581,8 +1638,12 @@ class ArgvReader:
                               Effect.HANG, rule=SPECIAL)
                 else:
                     read_values.append(Word(path, shown.span, path))
+                    around.setdefault(use.flag.reads, []).append(read_values[-1])
         if read_values:  # `grep -f p` where p is a FIFO (rules/files.py)
             check_special_operands(read_values, ctx)
+        for shape, words in around.items():  # `kubectl -f DIR`: the files under DIR
+            check_around(words, shape, ctx, spec.display)
+        check_around(self.opened(), spec.positionals.shape, ctx, spec.display)
         for word in self.opened():
             if special_operand_in(word, ctx.directories()):
                 self.deny(Code.BP406, word.span,

@@ -3,14 +3,16 @@
 It speaks just enough of each client's wire format to run one agent turn:
 Anthropic's Messages API (`POST /v1/messages`, streamed as server-sent
 events; Claude Code, Copilot CLI's Anthropic BYOK), Gemini's
-`streamGenerateContent?alt=sse` / `generateContent` (Gemini CLI) and
-OpenAI's Responses API (`POST /v1/responses`, streamed; Codex CLI).  A test
-sets `script`, the tool calls the model makes in order; each request that offers tools gets the next call, and once the
-script is spent the model says "done".  A call's arguments may be a
-function of the request body, for paths only the client knows (the plan
-file it named in its system prompt).  Every request is recorded so a test
-can read what the client sent back (the hook's denial reaches the model as
-a tool result).
+`streamGenerateContent?alt=sse` / `generateContent` (Gemini CLI), OpenAI's
+Responses API (`POST /v1/responses`, streamed; Codex CLI) and OpenAI's chat
+completions (`POST .../chat/completions`, streamed, tool results as `tool`
+messages; OpenCode, pi, Qwen Code).  A test sets `script`, the tool calls
+the model makes in order; each request that offers tools gets the next
+call, and once the script is spent the model says "done".  A call's
+arguments may be a function of the request body, for paths only the client
+knows (the plan file it named in its system prompt).  Every request is
+recorded so a test can read what the client sent back (the hook's denial
+reaches the model as a tool result).
 
 The server also answers HTTP CONNECT, the way a client reaches any other
 host through `HTTPS_PROXY`: it records the host and refuses, so a test can
@@ -81,8 +83,16 @@ def _results(body: dict) -> list[str]:
         for part in content.get("parts") or []:
             if "functionResponse" in part:
                 out.append(json.dumps(part["functionResponse"].get("response")))
+    out += _chat_results(body)
     out += _responses_results(body)
     return out
+
+
+def _chat_results(body: dict) -> list[str]:
+    """OpenAI chat completions: the `tool` messages, whose content is text
+    or a list of text parts."""
+    return [_anthropic_text(m.get("content")) for m in body.get("messages") or []
+            if isinstance(m, dict) and m.get("role") == "tool"]
 
 
 def _anthropic_text(content) -> str:
@@ -129,6 +139,8 @@ def _handler(model: MockModel):
                 self._gemini(body, stream=False)
             elif ":countTokens" in path:
                 self._json(200, {"totalTokens": 10})
+            elif path.endswith("/chat/completions"):
+                self._chat(body)
             elif path.endswith("/v1/responses"):
                 self._sse(_responses_events(model, body))
             else:
@@ -201,6 +213,29 @@ def _handler(model: MockModel):
                 self._sse([f"data: {json.dumps(reply)}\r\n\r\n"])
             else:
                 self._json(200, reply)
+
+        # -- OpenAI chat completions ----------------------------------------
+        def _chat(self, body: dict) -> None:
+            tools = {(t.get("function") or {}).get("name") for t in body.get("tools") or []}
+            call = model.next_call(body) if tools else None
+            if call is not None and call[0] not in tools:
+                call = None
+            ident = f"chatcmpl-{len(model.requests):04d}"
+            if call is not None:
+                message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [
+                    {"index": 0, "id": f"call_{len(model.requests):04d}", "type": "function",
+                     "function": {"name": call[0], "arguments": json.dumps(call[1])}}]}
+                finish = "tool_calls"
+            else:
+                message, finish = {"role": "assistant", "content": "done"}, "stop"
+            usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+            # All three clients stream; the chunks carry the whole message at once.
+            chunk = {"id": ident, "created": 0, "model": body.get("model", "mock"),
+                     "object": "chat.completion.chunk"}
+            chunks = [{**chunk, "choices": [{"index": 0, "delta": message, "finish_reason": None}]},
+                      {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+                      {**chunk, "choices": [], "usage": usage}]
+            self._sse([*(f"data: {json.dumps(c)}\n\n" for c in chunks), "data: [DONE]\n\n"])
 
         # -- plumbing -------------------------------------------------------
         def _json(self, status: int, payload: dict) -> None:
