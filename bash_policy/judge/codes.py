@@ -108,12 +108,14 @@ _TABLE: tuple[CodeInfo, ...] = (
          "rg \"foo", "Close the quote or bracket; write the command on one line.",
          'rg "foo"'),
     CodeInfo("BP101", "unsupported-syntax",
-         "Constructs outside what the checker models: functions, `select`, `coproc`, loops other "
-         "than `for … in` and `while read`, `(( ))` with names, `=~`, here-documents in "
+         "Constructs outside what the checker models: functions, `select`, `coproc`, loops it "
+         "cannot see end (other than `for … in`, `while read` on input it consumes, counting "
+         "`for (( ))` with literal bounds, `while true` broken out of on every path), `(( ))` with "
+         "names, regular expressions after `=~` outside the plain forms, here-documents in "
          "substitutions, and inside substitutions what bash 5.2 prints back differently before "
          "running it (a case arm whose first pattern is `esac`, a word ending in `\\&`, `time` at the "
-         "start).  (Subshells, groups, `if`, `case`, `for` and `while read` loops are "
-         "checked command by command.)",
+         "start).  (Subshells, groups, `if`, `case` and those loops are checked command by "
+         "command.)",
          "Each can hide commands, never end, or change the shell's state in ways the checker "
          "does not follow; none is needed to explore.",
          "f() { rg foo; }", "Write the commands themselves: `rg foo`.",

@@ -27,7 +27,7 @@ _DEFAULTS_FILE = Path(__file__).with_name("defaults.toml")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _CONFIG_KEYS = {"trusted_dirs", "write_targets", "network_paths", "env", "limits", "programs",
                 "scope_roots", "crosscheck", "stdin_script", "persistent_shell", "trusted_repo_keys",
-                "confine"}
+                "confine", "cdpath"}
 # Tools whose repository config is read with an allowlist of inert keys (docs/config.md).
 REPO_CONFIG_TOOLS = ("git", "npm")
 # Whether a second parser (bashlex) must agree before a command is allowed (docs/readers.md).
@@ -95,6 +95,10 @@ class Policy:
     # Whether the harness keeps one shell for the session, so that what a
     # command exports reaches the commands of later calls (judge/later.py).
     persistent_shell: bool = True
+    # The CDPATH of the shell that runs the command ("" when unset), which
+    # `cd NAME` searches first; None: this process's CDPATH when it checks
+    # (a hook inherits the harness's environment, as its shell does).
+    cdpath: str | None = None
     # Repository config keys the user trusts beyond the inert allowlist, per tool.
     trusted_repo_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     _specs: dict[str, CommandSpec | None] = field(default_factory=dict, repr=False)
@@ -124,7 +128,7 @@ class Policy:
                               else f"{message} (known: {', '.join(sorted(_CONFIG_KEYS))})")
         base = _defaults()
         merged = dict(base)
-        for key in ("crosscheck", "stdin_script", "persistent_shell", "confine"):
+        for key in ("crosscheck", "stdin_script", "persistent_shell", "confine", "cdpath"):
             if key in data:
                 merged[key] = data[key]
         for key in ("trusted_dirs", "write_targets", "network_paths", "scope_roots"):
@@ -186,6 +190,9 @@ class Policy:
         persistent_shell = data.get("persistent_shell", True)
         if not isinstance(persistent_shell, bool):
             raise ConfigError(f"{source}: persistent_shell: expected true or false")
+        cdpath = data.get("cdpath")
+        if cdpath is not None and not isinstance(cdpath, str):
+            raise ConfigError(f"{source}: cdpath: expected a string (\"\" when CDPATH is unset)")
         crosscheck = data.get("crosscheck", "auto")
         if crosscheck not in CROSSCHECK_MODES:
             raise ConfigError(f"{source}: crosscheck: expected one of {', '.join(CROSSCHECK_MODES)}")
@@ -215,6 +222,7 @@ class Policy:
             confine=confine,
             stdin_script=stdin_script,
             persistent_shell=persistent_shell,
+            cdpath=cdpath,
             trusted_repo_keys={tool: tuple(keys) for tool, keys in trusted_keys.items()},
         )
 

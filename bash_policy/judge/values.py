@@ -25,9 +25,11 @@ harness may have exported or bash may set itself) and `_` are never tracked.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from ..read.model import (
+    ArithFor,
     Case,
     Command,
     For,
@@ -111,6 +113,8 @@ def assigned(node) -> set[str]:
                 names.update(("REPLY", "MAPFILE"))
         elif isinstance(inner, For):
             names.add(inner.name)
+        elif isinstance(inner, ArithFor):  # any name its expressions hold
+            names.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", f"{inner.init} {inner.test} {inner.update}"))
     return names
 
 

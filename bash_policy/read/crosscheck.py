@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from .model import (
     Arith,
+    ArithFor,
     Case,
     Command,
     Cond,
@@ -170,6 +171,10 @@ def _compare_nodes(a, b, bodies: bool) -> None:
         _same(a.span, "the loop variable", a.name, b.name)
         _same(a.span, "whether the loop has `in`", a.words is None, b.words is None)
         _compare_words("the loop's words", a.words or (), b.words or (), a.span, bodies)
+        _compare_lists(a.body, b.body, a.span, bodies)
+    elif isinstance(a, ArithFor):
+        _same(a.span, "the expressions of `for (( ))`", (a.init, a.test, a.update),
+              (b.init, b.test, b.update))
         _compare_lists(a.body, b.body, a.span, bodies)
     elif isinstance(a, While):
         _same(a.span, "`while` or `until`", a.until, b.until)

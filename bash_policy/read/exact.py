@@ -27,7 +27,8 @@ against /bin/bash 5.2.15 (tests/test_grammar_oracle.py and tests/fuzz/):
 What this reader does not model exactly is a problem (BP100/BP101/BP2xx) and
 the command is denied: backquotes, `${…}` with operators, arithmetic with
 names, array assignments, functions, `select`, `coproc`, extended globs,
-here-documents inside substitutions, `=~`.
+here-documents inside substitutions, regular expressions after `=~` other
+than the plain forms (`Reader.regex_operand`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from .model import (
     PROCESS_SUB,
     TILDE,
     Arith,
+    ArithFor,
     Assignment,
     Case,
     CaseArm,
@@ -97,6 +99,7 @@ _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for"
 # Words that end a compound list when they stand where a command could start.
 _LIST_ENDS = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}"})
 _ARITH_CHARS = frozenset("0123456789 \t+-*/%()<>=!&|^~?:,")
+_ARITH_FOR_CHARS = frozenset("0123456789 \tabcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_;<>=!+-")
 _FD_MAX = 2**31 - 1  # bash takes a digit word as a descriptor only if it fits in an int
 _REDIRECT_OPS = frozenset({"<", ">", ">>", "<<", "<<-", "<<<", "<&", ">&", "<>", ">|", "&>", "&>>"})
 _UNSUPPORTED_WORDS = {
@@ -712,9 +715,10 @@ class Reader:
         if self.s.startswith("(", value_start) and token.end == value_start:
             assignments.append(self.array(m.group(1), token.start, value_start))
             return True
+        # Read again from after `=`, as a value (tildes after `:`): the name
+        # before it holds no quote, expansion or continuation, so this ends
+        # where the token ended.
         value = self.lex_word(value_start, assignment_value=True).word
-        if value.span.end != token.end:  # the value reads as a word of its own extent
-            self.fail(token.start, "this assignment is not read as one word", code="BP100")
         assignments.append(Assignment(m.group(1), value, Span(token.start, token.end)))
         return True
 
@@ -722,9 +726,7 @@ class Reader:
         """`NAME=(WORDS)`, an indexed array's elements, after the `NAME=` token
         (parse_compound_assignment: words separated by blanks, newlines and
         comments); `[KEY]=VALUE` elements are not read."""
-        opener = self.take()
-        if opener.kind != "op" or opener.text != "(":
-            self.unexpected(opener)
+        self.take()  # the `(` the caller found right after `=`
         elements: list[Word] = []
         while True:
             token = self.peek()
@@ -842,11 +844,10 @@ class Reader:
             return self.case(start)
         return self.cond(start)
 
-    def for_loop(self, start: int) -> For:
+    def for_loop(self, start: int) -> For | ArithFor:
         name = self.take()
         if name.kind == "op" and name.text == "((":
-            self.fail(name.start, "a `for (( … ))` loop is outside what plan mode can check",
-                      "loop over words: for x in a b c; do …; done", code="BP101")
+            return self.arith_for(start, name)
         if name.kind != "word" or not _NAME.fullmatch(name.text):
             self.fail(name.start, "syntax error: `for` needs a variable name", end=name.end)
         words: tuple[Word, ...] | None = None
@@ -876,6 +877,37 @@ class Reader:
         body = self.compound_list(stop=None)
         end = self.expect_word("done").end
         return For(name.text, words, body, self.redirections(), Span(start, end))
+
+    def arith_for(self, start: int, opener: _Token) -> ArithFor:
+        """`for (( INIT; TEST; UPDATE ))` then `do … done` (parse.y
+        arith_for_command: parse_dparen reads to the matching `))`,
+        make_arith_for_command cuts the text at each `;`).  Only names,
+        numbers, blanks and `= < > ! + -` are read in the expressions; the
+        engine then allows only counting loops with literal bounds."""
+        s = self.s
+        close = s.find("))", opener.end)
+        header = s[opener.end:close] if close >= 0 else ""
+        if close < 0 or not _ARITH_FOR_CHARS.issuperset(header):
+            self.fail(opener.start, "a `for (( … ))` loop whose expressions hold more than names, "
+                      "numbers and `= < > ! + -` is outside what plan mode can check",
+                      "count with literal bounds: for ((i = 0; i < 3; i++)); do …; done", code="BP101")
+        parts = header.split(";")
+        if len(parts) != 3:
+            self.fail(opener.start, "syntax error: `for (( … ))` needs three expressions separated "
+                      "by `;`", "write for ((i = 0; i < 3; i++))", end=close + 2)
+        self.i, self._peeked = close + 2, None
+        token = self.peek()
+        if token.kind == "newline" or (token.kind == "op" and token.text == ";"):
+            self.take()
+        self.skip_newlines()
+        if self.peek(True).kind == "word" and self.peek(True).text == "{":
+            self.fail(self.peek(True).start, "`for (( … )) { …; }` is not supported",
+                      "write for (( … )); do …; done", code="BP101")
+        self.expect_word("do")
+        body = self.compound_list(stop=None)
+        end = self.expect_word("done").end
+        init, test, update = (part.strip(" \t") for part in parts)
+        return ArithFor(init, test, update, body, self.redirections(), Span(start, end))
 
     def case(self, start: int) -> Case:
         token = self.take()
@@ -939,6 +971,7 @@ class Reader:
 
     def cond(self, start: int) -> Cond:
         words: list[Word] = []
+        groups = 0  # `(` not yet closed
         while True:
             token = self.take()
             if token.kind == "newline":
@@ -946,16 +979,203 @@ class Reader:
             if token.kind == "eof":
                 self.fail(start, "syntax error: `[[` without `]]`", "close it with ]]")
             if token.kind == "word" and not token.word.expansions and token.text == "]]":
+                wrong = _cond_syntax(words)
+                if wrong is not None:
+                    at = words[wrong].span if wrong < len(words) else Span(token.start, token.end)
+                    self.fail(at.start, "syntax error in the conditional expression: bash refuses it "
+                              "and runs nothing", "check the operators and operands of [[ ]]",
+                              end=at.end)
                 return Cond(tuple(words), self.redirections(), Span(start, token.end))
             if token.kind == "word":
-                if token.text == "=~":
-                    self.fail(token.start, "`=~` is not supported: bash reads its right side with "
-                                           "rules of its own", "use == with a pattern", code="BP101")
                 words.append(token.word)
+                if token.text == "=~" and _binary_operator_at(words):
+                    words.append(self.regex_operand(groups > 0))
             elif token.kind == "op" and token.text in ("&&", "||", "(", ")", "<", ">"):
+                groups += {"(": 1, ")": -1}.get(token.text, 0)
                 words.append(Word(token.text, Span(token.start, token.end), token.text))
             else:
                 self.unexpected(token)
+
+
+    def regex_operand(self, in_group: bool) -> Word:
+        """The word after `=~`, which bash reads with rules of its own (parse.y,
+        read_token_word under PST_REGEXP): `(` starts a group read to its
+        matching `)` blanks and all, `|` is part of the word, and blanks or
+        `;&<>)` end it elsewhere.  Only the forms whose reading is plain are
+        read (each checked with bash 5.2.15, tests/test_cond_regex.py): ASCII
+        letters, digits and `.*+?^[]-_/,:=@%!#~` (no `~` or `#` first), `\\X`
+        (not a backreference), `|`, groups of those and blanks, quotes
+        outside groups (no `$`, backquote or `\\` in double quotes), `$`
+        before the end (of the word, a group or an alternative), and intervals `{M}`, `{M,}`, `{M,N}` whose bounds
+        multiply to at most 1000 (glibc builds `((a{255}){255}){255}` for
+        seconds).  The value is the regular expression as written: bash
+        matches its quoted parts literally and gives it to regcomp, no program."""
+        s, n = self.s, self.n
+        i = self.skip_joins(self.i)
+        while i < n and s[i] in _BLANKS:
+            i = self.skip_joins(i + 1)
+        start, depth = i, 0
+        if i >= n or s[i] in "\n#~":
+            self.fail(i, "`=~` needs a regular expression after it on the same line (a `#` or "
+                         "`~` first is read as a comment or a home directory)",
+                      "write the regular expression after =~", code="BP101")
+        while i < n:
+            c = s[i]
+            if depth == 0 and c in " \t\n;&<>)":
+                break
+            if c == "\\":
+                nxt = s[i + 1] if i + 1 < n else ""
+                if nxt in ("", "\n") or nxt.isdigit():
+                    self._regex_fail(i, "a line continuation or a backreference")
+                i += 2
+            elif c == "(":
+                depth += 1
+                i += 1
+            elif c == ")":
+                depth -= 1
+                i += 1
+            elif c == "|" or c in _REGEX_CHARS:
+                i += 1
+            elif depth and (c in " \t" or (c == "$" and i + 1 < n and s[i + 1] in ")| \t")):
+                i += 1  # parse_matched_pair keeps a `$` that starts no expansion
+            elif depth:
+                self._regex_fail(i, f"`{c}` inside a group")
+            elif c == "'":
+                close = s.find("'", i + 1)
+                if close < 0:
+                    self.fail(i, "syntax error: unterminated single quote", "close the quote")
+                i = close + 1
+            elif c == '"':
+                close = s.find('"', i + 1)
+                if close < 0 or any(ch in s[i + 1:close] for ch in "$`\\"):
+                    self._regex_fail(i, "a double-quoted part with `$`, a backquote or `\\`")
+                i = close + 1
+            elif c == "$" and (i + 1 >= n or s[i + 1] in " \t\n;&<>|)"):
+                i += 1  # a `$` at the end is the regular expression's own
+            else:
+                self._regex_fail(i, f"`{c}`")
+        text = s[start:i]
+        if depth or text in ("", "]]"):
+            self._regex_fail(start, "an unclosed group" if depth else f"`{text or s[i:i + 1]}` first")
+        _check_intervals(self, text, start)
+        self.i, self._peeked = i, None
+        after = self.peek()
+        if not ((after.kind == "op" and after.text in ("&&", "||")) or after.kind == "newline"
+                or (after.kind == "op" and after.text == ")" and in_group)
+                or (after.kind == "word" and after.text == "]]")):
+            self.unexpected(after)
+        return Word(text, Span(start, i), text)
+
+    def _regex_fail(self, at: int, what: str) -> None:
+        self.fail(at, f"the regular expression after `=~` holds {what}, which bash reads with "
+                      "rules of its own", "use plain characters, groups, `|` and `\\` escapes, or "
+                      "match a pattern with ==", code="BP101")
+
+
+# Characters a regular expression after `=~` may hold anywhere (blanks only
+# inside groups; `#` and `~` not first; `{`/`}` only as intervals).
+_REGEX_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                         ".*+?^[]-_/,:=@%!#~{}")
+_TEST_UNARY = frozenset("-a -b -c -d -e -f -g -h -k -n -o -p -r -s -t -u -v -w -x -z -G -L -N -O "
+                        "-R -S".split())
+_INTERVAL = re.compile(r"\{([0-9]{1,4})(,([0-9]{0,4}))?\}")
+_BRACKET = re.compile(r"\[\^?\]?(?:\[:[a-z]+:\]|[^]])*\]")
+_MAX_REPEATS = 1000
+
+
+def _binary_operator_at(words: list[Word]) -> bool:
+    """Whether the `=~` just read (the last of `words`) is the binary operator,
+    which bash reads only right after a left operand (cond_term): a word
+    that is not a unary test, at the start or after `&&`, `||`, `(` or `!`."""
+    if len(words) < 2:
+        return False
+    left = words[-2]
+    before = words[-3].value if len(words) > 2 else None
+    return (left.value is None or left.value not in _TEST_UNARY | {"&&", "||", "(", ")", "!", "<", ">"}) \
+        and before in (None, "&&", "||", "(", "!")
+
+
+_COND_OPS = frozenset({"&&", "||", "(", ")", "<", ">"})  # tokens, not words
+_TEST_BINARY = frozenset("= == != < > =~ -nt -ot -ef -eq -ne -lt -le -gt -ge".split())
+
+
+def _cond_syntax(words: list[Word]) -> int | None:
+    """Where bash's grammar for `[[ … ]]` (parse.y: cond_or, cond_and,
+    cond_term, operators recognised by their text as written) fails on
+    `words`, or None: `(` EXPR `)`, `!` TERM, a unary test and its operand,
+    a word with a binary operator and operand, or a word alone, joined by
+    `&&` and `||`.  bash 5.2.15 refuses the rest, some silently
+    (`[[ a && ]]` exits 0 having run nothing)."""
+    texts = [w.text for w in words]
+    pos = 0
+
+    def peek() -> str | None:
+        return texts[pos] if pos < len(texts) else None
+
+    def operand() -> None:
+        nonlocal pos
+        if peek() is None or peek() in _COND_OPS:
+            raise IndexError
+        pos += 1
+
+    def term() -> None:
+        nonlocal pos
+        current = peek()
+        if current == "(":
+            pos += 1
+            either()
+            if peek() != ")":
+                raise IndexError
+            pos += 1
+        elif current == "!":
+            pos += 1
+            term()
+        elif current in _TEST_UNARY:
+            pos += 1
+            operand()
+        else:
+            operand()
+            following = peek()
+            if following in _TEST_BINARY:
+                pos += 1
+                operand()
+            elif following not in (None, "&&", "||", ")"):
+                raise IndexError
+
+    def both() -> None:
+        nonlocal pos
+        term()
+        while peek() == "&&":
+            pos += 1
+            term()
+
+    def either() -> None:
+        nonlocal pos
+        both()
+        while peek() == "||":
+            pos += 1
+            both()
+
+    try:
+        either()
+    except IndexError:
+        return pos
+    return pos if pos < len(texts) or not texts else None
+
+
+def _check_intervals(reader: Reader, text: str, start: int) -> None:
+    """Braces in a regular expression must be intervals whose bounds multiply
+    to at most _MAX_REPEATS; brackets and quoted or escaped characters are
+    left out of the count (braces there are literal)."""
+    plain = re.sub(r"\\.|'[^']*'|\"[^\"]*\"", "_", text)
+    plain = _BRACKET.sub("_", plain)
+    product = 1
+    for match in _INTERVAL.finditer(plain):
+        product *= max(int(match[1]), int(match[3] or 0))
+    if "{" in _INTERVAL.sub("", plain) or "}" in _INTERVAL.sub("", plain):
+        reader._regex_fail(start, "a brace that is not an interval `{M,N}`")
+    if product > _MAX_REPEATS:
+        reader._regex_fail(start, f"intervals repeating {product} times (at most {_MAX_REPEATS})")
 
 
 def _brace_at(units: list) -> int | None:

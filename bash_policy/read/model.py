@@ -3,7 +3,7 @@
 A reader (the exact reader, tree-sitter, bashlex) turns source text into a
 `Script`: a `List` of pipelines joined by `&&`, `||`, `;`, newlines and `&`;
 a pipeline's members are simple `Command`s or compound nodes (subshell,
-group, if, for, while/until, case, `(( ))`, `[[ ]]`), each with spans.
+group, if, for, `for (( ))`, while/until, case, `(( ))`, `[[ ]]`), each with spans.
 Words carry the exact value bash passes after quote removal, or the
 expansions that make the value unknowable before run time; a command or
 process substitution carries the `List` it runs.  `Script.to_dict()` is the
@@ -191,6 +191,19 @@ class For:
 
 
 @dataclass(frozen=True, slots=True)
+class ArithFor:
+    """`for (( INIT; TEST; UPDATE )); do BODY; done`: the three arithmetic
+    expressions as written (blanks around them dropped)."""
+
+    init: str
+    test: str
+    update: str
+    body: List
+    redirects: tuple[Redirect, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class While:
     """`while` (or `until`, when `until`) TEST; do BODY; done."""
 
@@ -235,8 +248,8 @@ class Cond:
     span: Span
 
 
-Node = Command | Subshell | Group | If | For | While | Case | Arith | Cond
-COMPOUND = (Subshell, Group, If, For, While, Case, Arith, Cond)
+Node = Command | Subshell | Group | If | For | ArithFor | While | Case | Arith | Cond
+COMPOUND = (Subshell, Group, If, For, ArithFor, While, Case, Arith, Cond)
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +296,9 @@ def children(node) -> Iterator:
         yield from _redirect_subs(node.redirects)
     elif isinstance(node, While):
         yield node.test
+        yield node.body
+        yield from _redirect_subs(node.redirects)
+    elif isinstance(node, ArithFor):
         yield node.body
         yield from _redirect_subs(node.redirects)
     elif isinstance(node, Case):
