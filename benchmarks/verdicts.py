@@ -1,8 +1,8 @@
 """Every verdict on the corpora, dumped and compared: a refactoring changes none.
 
     python benchmarks/verdicts.py dump OUT.jsonl [--rev REV]
-    python benchmarks/verdicts.py compare BEFORE.jsonl AFTER.jsonl [--text] [--renamed R]
-    python benchmarks/verdicts.py diff REV [--text] [--renamed R]
+    python benchmarks/verdicts.py compare BEFORE.jsonl AFTER.jsonl [--text] [--renamed R] [--once D]
+    python benchmarks/verdicts.py diff REV [--text] [--renamed R] [--once D]
 
 `dump` checks every case of corpora/ (with its `@cwd`), every spec's and
 every rule's examples and every code's example and fixed form with the
@@ -16,6 +16,8 @@ fixes; with `--text` messages and hints too) and exits 1 if any does.
 `diff REV` dumps REV and this tree and compares them.  `--renamed
 OLD=NEW@RULE[,RULE…]` reads BEFORE's denials of code OLD by those rules as
 NEW (a code given a meaning of its own: BP601=BP603@special_operand,project_files).
+`--once GONE:KEPT` drops BEFORE's denials by rule GONE on a span where AFTER
+has a denial by rule KEPT (one denial per cause: special_operand:special_files).
 """
 
 from __future__ import annotations
@@ -114,7 +116,7 @@ def _shown(record: dict, keys: tuple[str, ...]) -> tuple:
             json.dumps(record["fix"], sort_keys=True) if "fix" in keys else None)
 
 
-def compare(before: Path, after: Path, text: bool, renamed: str = "") -> int:
+def compare(before: Path, after: Path, text: bool, renamed: str = "", once: str = "") -> int:
     def load(path: Path) -> dict:
         records = {}
         for line in path.read_text(encoding="utf-8").split("\n")[:-1]:
@@ -130,6 +132,12 @@ def compare(before: Path, after: Path, text: bool, renamed: str = "") -> int:
             for d in record["denials"]:
                 if d["code"] == was and d["rule"] in by.split(","):
                     d["code"] = now
+    if once:
+        gone, _, kept = once.partition(":")
+        for key, record in old.items():
+            spans = {tuple(d["span"]) for d in new.get(key, {"denials": []})["denials"] if d["rule"] == kept}
+            record["denials"] = [d for d in record["denials"]
+                                 if not (d["rule"] == gone and tuple(d["span"]) in spans)]
     keys = _VERDICT_KEYS + (_TEXT_KEYS if text else ())
     changed = 0
     for key in sorted(set(old) & set(new), key=lambda k: (k[0], k[1] or "")):
@@ -150,24 +158,26 @@ def compare(before: Path, after: Path, text: bool, renamed: str = "") -> int:
 def main(argv: list[str]) -> int:
     text = "--text" in argv
     argv = [a for a in argv if a != "--text"]
-    renamed = ""
-    if "--renamed" in argv[:-1]:
-        at = argv.index("--renamed")
-        renamed = argv[at + 1]
-        del argv[at:at + 2]
+    options = {"--renamed": "", "--once": ""}
+    for option in options:
+        if option in argv[:-1]:
+            at = argv.index(option)
+            options[option] = argv[at + 1]
+            del argv[at:at + 2]
+    renamed, once = options["--renamed"], options["--once"]
     if len(argv) == 2 and argv[0] == "dump":
         return dump(Path(argv[1]).resolve())
     if len(argv) == 4 and argv[0] == "dump" and argv[2] == "--rev":
         _dump_at(argv[3], Path(argv[1]).resolve())
         return 0
     if len(argv) == 3 and argv[0] == "compare":
-        return compare(Path(argv[1]), Path(argv[2]), text, renamed)
+        return compare(Path(argv[1]), Path(argv[2]), text, renamed, once)
     if len(argv) == 2 and argv[0] == "diff":
         with tempfile.TemporaryDirectory() as tmp:
             before, after = Path(tmp) / "before.jsonl", Path(tmp) / "after.jsonl"
             _dump_at(argv[1], before)
             dump(after)
-            return compare(before, after, text, renamed)
+            return compare(before, after, text, renamed, once)
     print(__doc__, file=sys.stderr)
     return 2
 
