@@ -16,8 +16,8 @@ fixes; with `--text` messages and hints too) and exits 1 if any does.
 `diff REV` dumps REV and this tree and compares them.  `--renamed
 OLD=NEW@RULE[,RULE…]` reads BEFORE's denials of code OLD by those rules as
 NEW (a code given a meaning of its own: BP601=BP603@special_operand,project_files).
-`--once GONE:KEPT` drops BEFORE's denials by rule GONE on a span where AFTER
-has a denial by rule KEPT (one denial per cause: special_operand:special_files).
+`--once GONE:KEPT[,…]` drops BEFORE's denials by rule GONE on a span where
+AFTER has one by rule KEPT (one denial per cause: special_operand:special_files).
 """
 
 from __future__ import annotations
@@ -132,8 +132,8 @@ def compare(before: Path, after: Path, text: bool, renamed: str = "", once: str 
             for d in record["denials"]:
                 if d["code"] == was and d["rule"] in by.split(","):
                     d["code"] = now
-    if once:
-        gone, _, kept = once.partition(":")
+    for pair in once.split(",") if once else ():
+        gone, _, kept = pair.partition(":")
         for key, record in old.items():
             spans = {tuple(d["span"]) for d in new.get(key, {"denials": []})["denials"] if d["rule"] == kept}
             record["denials"] = [d for d in record["denials"]
