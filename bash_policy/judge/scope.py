@@ -18,6 +18,12 @@ from dataclasses import dataclass
 from ..read.model import TILDE, Word
 from .codes import Code
 from .problems import Problem
+from .rules import engine_rule
+
+SCOPE = engine_rule("scope", """With `scope_roots` set: paths outside those directories.
+    Read-only tools still read secrets outside the project.""",
+    codes=[Code.BP602], deny=[], allow=["ls"],
+    untestable="needs a policy with scope_roots: tests/test_scope.py")
 
 
 @dataclass(frozen=True)

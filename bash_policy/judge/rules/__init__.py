@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NewType
 from ..codes import Code
 
 if TYPE_CHECKING:
-    from ..engine import Context, Invocation
+    from ..context import Context, Invocation
 
     Check = Callable[[Invocation, Context], None]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ...read.model import Word
 from ..codes import Code, Effect
-from ..engine import FlagUse
+from ..context import FlagUse
 from ..problems import Problem
 from ..shapes import local_name, single
 from . import rule

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from ...read.model import Assignment, Command, Word
 from ..codes import Code, Effect
+from ..context import Appended
 from ..descriptors import PIPE_IN, PIPE_OUT
-from ..engine import Appended
 from ..problems import Problem
 from . import rule
 
