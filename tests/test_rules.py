@@ -84,11 +84,21 @@ def test_every_spec_file_builds():
 @pytest.fixture
 def two_rules(monkeypatch):
     """Two program rules of a test's own, registered for the test only."""
+    from dataclasses import dataclass
+
     from bash_policy.judge import rules
     from bash_policy.judge.codes import Code
+    from bash_policy.judge.problems import Problem
 
     monkeypatch.setattr(rules, "RULES", dict(rules.load_all()))
     seen = []
+
+    @dataclass(frozen=True)
+    class Named(Problem):
+        code = Code.BP406
+        message_format = "{value}"
+        hint_format = "drop it"
+        value: str
 
     @rules.rule("test_no_a", codes=[Code.BP406], deny=["tool a"], allow=["tool b"])
     def no_a(inv, ctx):
@@ -97,7 +107,7 @@ def two_rules(monkeypatch):
         seen.append("test_no_a")
         for word in inv.positionals:
             if word.value == "a":
-                ctx.deny(Code.BP406, word.span, "a", "drop it")
+                ctx.deny(Named("a"), word.span)
 
     @rules.rule("test_no_b", codes=[Code.BP406], deny=["tool b"], allow=["tool a"],
                 unknown_operands=True)
@@ -107,7 +117,7 @@ def two_rules(monkeypatch):
         seen.append("test_no_b")
         for word in inv.positionals:
             if word.value == "b":
-                ctx.deny(Code.BP406, word.span, "b", "drop it")
+                ctx.deny(Named("b"), word.span)
 
     return seen
 

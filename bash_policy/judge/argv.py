@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 from ..read.model import (
     GLOB,
@@ -22,8 +23,9 @@ from . import fixes, rules, shapes
 from .codes import Code, Effect
 from .context import Appended, Context, FlagUse, Invocation
 from .expansions import EXPANSION
-from .rules import RuleName, engine_rule
-from .rules.files import check_around, check_special_operands
+from .problems import Problem
+from .rules import engine_rule
+from .rules.files import DeviceValue, check_around, check_special_operands
 from .spec import CommandSpec, Flag, Reason, abbreviated, installed_in
 from .special import on_disk, special_in, special_operand_in, stdin_in
 from .verdict import SAFE, Edit, Fix
@@ -75,16 +77,134 @@ _DEFAULT_FIX = {
     Effect.INTERACTIVE: "drop it; interactive programs cannot run in plan mode",
 }
 
+PROJECT_FILES = engine_rule("project_files", """Project files a program reads by itself that are FIFOs or devices.
+    cargo reads Cargo.toml, npm package.json, go go.mod in the directory it
+    runs in or above it; a committed `Cargo.toml -> /dev/zero` or a FIFO
+    from an archive never ends (red team RT3: cargo metadata hung).""",
+    codes=[Code.BP603], deny=[], allow=["cargo --version"],
+    untestable="needs a directory holding a special project file: tests/test_special_files.py")
+RESPONSE_FILE = engine_rule("response_file", """Words that are or may be `@FILE` where arguments are read from FILE.
+    binutils (strings, readelf), ruff, mypy and 7-Zip read further
+    options and file names from FILE, even after `--`: a FIFO or a listed
+    /dev/zero never ends, a listed /dev/stdin reads the script, and the
+    options are ones the checker never saw.""",
+    codes=[Code.BP406], deny=["strings @args", "ruff rule @args", "7z l x.zip @list", "readelf -h *"],
+    allow=["strings -n 8 data.bin", "readelf -h src/*.o", "strings ~/x", "7z l x.zip"])
+
+
+@dataclass(frozen=True)
+class FromReason(Problem, abstract=True):
+    """A denial whose reason a spec gives (`denied`, `deny`, `over_max`,
+    `requires_env`): its effect, its why, and its fix or the effect's default."""
+
+    reason: Reason
+
+    def consequence(self) -> Effect:
+        return self.reason.effect
+
+    def hint(self) -> str:
+        return self.reason.fix or _DEFAULT_FIX[self.reason.effect]
+
+
+@dataclass(frozen=True)
+class ProgramNotLiteral(Problem):
+    code = Code.BP302
+    rule = PROGRAM
+    message_format = "the program name `{word.text}` holds {what}"
+    hint_format = "name the program literally"
+    word: Word
+    what: str  # the kind of expansion, in words
+
+
+@dataclass(frozen=True)
+class ProgramPath(Problem):
+    code = Code.BP301
+    rule = PROGRAM
+    hint_format = "call it by its bare name: `{base}`"
+    name: str
+    base: str
+
+    def message(self) -> str:
+        relative = "" if self.name.startswith("/") else " (relative paths run whatever file is there)"
+        return f"`{self.name}` is a path, not a trusted program{relative}"
+
+
+@dataclass(frozen=True)
+class UnknownProgram(Problem):
+    code = Code.BP300
+    rule = PROGRAM
+    message_format = "`{name}` is not in the read-only whitelist"
+    hint_format = ("use a whitelisted program (`bash-policy programs`), add a spec in bash-policy.toml, "
+                   "or leave plan mode")
+    name: str
+
+
+@dataclass(frozen=True)
+class DeniedProgram(FromReason):
+    code = Code.BP300
+    rule = PROGRAM
+    message_format = "`{name}` {reason.why}"
+    name: str
+
+
+@dataclass(frozen=True)
+class NeedsEnvironment(FromReason):
+    code = Code.BP304
+    rule = PROGRAM
+    message_format = "`{program}` {reason.why}"
+    program: str
+    variable: str
+    value: str  # the first value that keeps it read-only
+
+    def hint(self) -> str:
+        return self.reason.fix or f"prefix the command with {self.variable}={self.value}"
+
+
+@dataclass(frozen=True)
+class SpecialProjectFile(Problem):
+    code = Code.BP603
+    effect = Effect.HANG
+    rule = PROJECT_FILES
+    hint_format = "make it a regular file, or leave plan mode"
+    program: str
+    path: str
+    what: str  # special.on_disk's answer
+
+    def message(self) -> str:
+        what = "a link to standard input" if self.what == "stdin" else self.what
+        return f"`{self.program}` reads {self.path}, which is {what}: reading it blocks or never ends"
+
+
+@dataclass(frozen=True)
+class ResponseFileWord(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    rule = RESPONSE_FILE
+    message_format = ("`{program}` reads options and file names from a word starting with `@`, and "
+                      "`{word.text}` is or may become one")
+    hint_format = "name the files literally, or with a glob that starts with a directory (`./*.o`)"
+    program: str
+    word: Word
+
+
+@dataclass(frozen=True)
+class ResponseFileAppended(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    rule = RESPONSE_FILE
+    message_format = ("`{program}` reads options and file names from an operand starting with `@`, and "
+                      "{wrapper} appends operands it cannot see")
+    hint_format = "run {program} on named files"
+    program: str
+    wrapper: str
+
 
 def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None = None) -> None:
     """Check one program's argv (the program word first).  `appended` names
     the wrapper that appends operands from standard input, if any."""
     program = words[0]
     if program.value is None:
-        expansion = program.expansions[0]
-        ctx.deny(Code.BP302, program.span,
-                 f"the program name `{program.text}` holds {expansion.kind.replace('-', ' ')}",
-                 "name the program literally", rule=PROGRAM)
+        ctx.deny(ProgramNotLiteral(program, program.expansions[0].kind.replace("-", " ")), program.span)
         return
     name = program.value
     if "/" in name:
@@ -92,21 +212,15 @@ def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None 
         own = ctx.policy.spec(base) if base and name.startswith("/") else None
         if not name.startswith("/") or not base or (
                 directory not in ctx.policy.trusted_dirs and not (own and installed_in(own, directory))):
-            ctx.deny(Code.BP301, program.span,
-                     f"`{name}` is a path, not a trusted program"
-                     + ("" if name.startswith("/") else " (relative paths run whatever file is there)"),
-                     f"call it by its bare name: `{base or name}`", rule=PROGRAM)
+            ctx.deny(ProgramPath(name, base or name), program.span)
             return
         name = base
     spec = ctx.policy.spec(name) if name else None
     if spec is None:
-        ctx.deny(Code.BP300, program.span, f"`{name}` is not in the read-only whitelist",
-                 "use a whitelisted program (`bash-policy programs`), add a spec in bash-policy.toml, "
-                 "or leave plan mode", rule=PROGRAM)
+        ctx.deny(UnknownProgram(name), program.span)
         return
     if spec.denied is not None:
-        ctx.deny(Code.BP300, program.span, f"`{name}` {spec.denied.why}",
-                 spec.denied.fix or _DEFAULT_FIX[spec.denied.effect], spec.denied.effect, rule=PROGRAM)
+        ctx.deny(DeniedProgram(spec.denied, name), program.span)
         return
     if spec.response_files and _response_file(spec, words, appended, ctx):
         return
@@ -115,12 +229,6 @@ def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None 
     ArgvReader(spec, words, 1, ctx, appended).read()
 
 
-PROJECT_FILES = engine_rule("project_files", """Project files a program reads by itself that are FIFOs or devices.
-    cargo reads Cargo.toml, npm package.json, go go.mod in the directory it
-    runs in or above it; a committed `Cargo.toml -> /dev/zero` or a FIFO
-    from an archive never ends (red team RT3: cargo metadata hung).""",
-    codes=[Code.BP603], deny=[], allow=["cargo --version"],
-    untestable="needs a directory holding a special project file: tests/test_special_files.py")
 
 
 def _special_project_file(spec: CommandSpec, program: Word, ctx: Context) -> bool:
@@ -132,11 +240,7 @@ def _special_project_file(spec: CommandSpec, program: Word, ctx: Context) -> boo
                 what = on_disk(os.path.join(directory, name))
                 if what is None:
                     continue
-                ctx.deny(Code.BP603, program.span,
-                         f"`{spec.display}` reads {os.path.join(directory, name)}, which is "
-                         f"{'a link to standard input' if what == 'stdin' else what}: reading it "
-                         "blocks or never ends", "make it a regular file, or leave plan mode",
-                         Effect.HANG, rule=PROJECT_FILES)
+                ctx.deny(SpecialProjectFile(spec.display, os.path.join(directory, name), what), program.span)
                 return True
             parent = os.path.dirname(directory)
             if parent == directory:
@@ -145,13 +249,6 @@ def _special_project_file(spec: CommandSpec, program: Word, ctx: Context) -> boo
     return False
 
 
-RESPONSE_FILE = engine_rule("response_file", """Words that are or may be `@FILE` where arguments are read from FILE.
-    binutils (strings, readelf), ruff, mypy and 7-Zip read further
-    options and file names from FILE, even after `--`: a FIFO or a listed
-    /dev/zero never ends, a listed /dev/stdin reads the script, and the
-    options are ones the checker never saw.""",
-    codes=[Code.BP406], deny=["strings @args", "ruff rule @args", "7z l x.zip @list", "readelf -h *"],
-    allow=["strings -n 8 data.bin", "readelf -h src/*.o", "strings ~/x", "7z l x.zip"])
 
 
 def _response_file(spec: CommandSpec, words: tuple[Word, ...], appended: Appended | None,
@@ -165,19 +262,405 @@ def _response_file(spec: CommandSpec, words: tuple[Word, ...], appended: Appende
         else:
             risky = not (word.text.startswith("~") or (word.prefix and not word.prefix.startswith("@")))
         if risky:
-            ctx.deny(Code.BP406, word.span,
-                     f"`{spec.display}` reads options and file names from a word starting with `@`, "
-                     f"and `{word.text}` is or may become one",
-                     "name the files literally, or with a glob that starts with a directory (`./*.o`)",
-                     Effect.HANG, rule=RESPONSE_FILE)
+            ctx.deny(ResponseFileWord(spec.display, word), word.span)
             return True
     if appended is not None:
-        ctx.deny(Code.BP406, words[0].span,
-                 f"`{spec.display}` reads options and file names from an operand starting with `@`, "
-                 f"and {appended.wrapper} appends operands it cannot see", f"run {spec.display} on named files",
-                 Effect.HANG, rule=RESPONSE_FILE)
+        ctx.deny(ResponseFileAppended(spec.display, appended.wrapper), words[0].span)
         return True
     return False
+
+
+# -- what the argv reader denies ---------------------------------------------
+
+@dataclass(frozen=True)
+class SubcommandNotLiteral(Problem):
+    code = Code.BP405
+    rule = SUBCOMMAND
+    message_format = "`{program}` needs a literal subcommand"
+    hint_format = "write the subcommand literally"
+    program: str
+
+
+@dataclass(frozen=True)
+class UnknownSubcommand(Problem):
+    code = Code.BP405
+    rule = SUBCOMMAND
+    message_format = "`{program} {name}` is not a read-only subcommand"
+    hint_format = "use one of: {allowed}; other subcommands need leaving plan mode"
+    program: str
+    name: str
+    allowed: str
+
+
+@dataclass(frozen=True)
+class DeniedSubcommand(FromReason):
+    code = Code.BP405
+    rule = SUBCOMMAND
+    message_format = "`{subcommand}` {reason.why}"
+    subcommand: str
+
+
+@dataclass(frozen=True)
+class SubcommandMissing(Problem):
+    code = Code.BP405
+    rule = SUBCOMMAND
+    message_format = "`{program}` needs a subcommand"
+    hint_format = "use one of: {allowed}"
+    program: str
+    allowed: str
+
+
+def _glob_hint(text: str) -> str:
+    """How to keep a glob from becoming flags: quote a flag's pattern, anchor an operand's."""
+    name, eq, pattern = text.partition("=")
+    if text.startswith("-") and eq and "'" not in pattern:
+        return f"quote the pattern so the program matches it: `{name}='{pattern}'`"
+    return f"quote it for the program to match, write it as ./{text}, or put it after `--`"
+
+
+@dataclass(frozen=True)
+class GlobMayBeFlag(Problem):
+    code = Code.BP203
+    rule = OPERANDS
+    message_format = ("`{word.text}` expands to file names, and one starting with {sign} would be read "
+                      "by {program} as a flag")
+    word: Word
+    sign: str  # "`-`", or "`-` or `+`"
+    program: str
+
+    def hint(self) -> str:
+        return _glob_hint(self.word.text)
+
+
+@dataclass(frozen=True)
+class SplitMayBeFlag(Problem):
+    code = Code.BP404
+    rule = OPERANDS
+    message_format = ("unquoted, `{word.text}` is split at blanks into words, and one may start with "
+                      "{sign}, which {program} would read as a flag")
+    hint_format = "{suggestion}"
+    word: Word
+    sign: str
+    program: str
+    suggestion: str  # the command with the word quoted, which depends on its other words
+
+
+@dataclass(frozen=True)
+class WordMayBeFlag(Problem):
+    code = Code.BP404
+    rule = OPERANDS
+    hint_format = "{suggestion}"
+    word: Word
+    single: bool  # one word, or one that is split into several
+    sign: str
+    program: str
+    suggestion: str  # the command with `--` before the word, where no flag follows it
+
+    def message(self) -> str:
+        kind = "is a word that" if self.single else "is split into words; one"
+        return f"`{self.word.text}` {kind} may start with {self.sign}, which {self.program} would read as a flag"
+
+
+@dataclass(frozen=True)
+class ObsoleteFormGlob(Problem):
+    code = Code.BP203
+    rule = OPERANDS
+    message_format = "`{word.text}` may expand to a file name that {program} reads as its obsolete option syntax"
+    word: Word
+    program: str
+
+    def hint(self) -> str:
+        return _glob_hint(self.word.text)
+
+
+@dataclass(frozen=True)
+class GlobAsValue(Problem):
+    code = Code.BP203
+    rule = EXPANSION
+    message_format = "`{word.text}` expands to file names, which become the value of {name} and further words"
+    word: Word
+    name: str
+
+    def hint(self) -> str:
+        return _glob_hint(self.word.text)
+
+
+@dataclass(frozen=True)
+class GlobAsNextValue(Problem):
+    code = Code.BP203
+    rule = EXPANSION
+    message_format = ("`{word.text}` as the value of {name} expands to file names; the first becomes the "
+                      "value and the rest become operands")
+    hint_format = "quote it: {name} '{word.text}'"
+    word: Word
+    name: str
+
+
+@dataclass(frozen=True)
+class ComputedValueChecked(Problem):
+    code = Code.BP403
+    rule = FLAGS
+    hint_format = "write the value of {name} literally"
+    program: str
+    name: str
+    choices: bool  # the flag allows some values only; else a rule reads its value
+
+    def message(self) -> str:
+        which = "only some values are allowed" if self.choices else "its value is checked"
+        return f"the value of `{self.program} {self.name}` is computed at run time, and {which}"
+
+
+@dataclass(frozen=True)
+class TakesNoValue(Problem):
+    code = Code.BP403
+    rule = FLAGS
+    message_format = "`{program} {name}` takes no value"
+    hint_format = "write `{name}` alone"
+    program: str
+    name: str
+
+
+@dataclass(frozen=True)
+class InnerCommandMissing(Problem):
+    code = Code.BP403
+    rule = FLAGS
+    hint_format = "write {name} COMMAND {{}} \\;"
+    program: str
+    name: str
+    ends: tuple[str, ...]
+
+    def message(self) -> str:
+        ends = ", ".join(f"`{end}`" for end in self.ends)
+        return f"`{self.program} {self.name}` needs a command and one of {ends} after it"
+
+
+@dataclass(frozen=True)
+class StartsFromFile(Problem):
+    code = Code.BP404
+    rule = OPERANDS
+    message_format = ("`{program} {name}` fills in paths under starting points that `{supplied}` reads "
+                      "from a file, where a name may start with `-`")
+    hint_format = "name the starting points on the command line"
+    program: str
+    name: str
+    supplied: str | None
+
+
+def _attached(name: str, metavar: str) -> str:
+    """`--name=VALUE` or `-nVALUE`: a value written attached to its flag."""
+    return f"{name}{'=' if name.startswith('--') else ''}{metavar or 'VALUE'}"
+
+
+@dataclass(frozen=True)
+class ComputedOptionalValue(Problem):
+    code = Code.BP403
+    rule = FLAGS
+    message_format = ("`{word.text}` is computed, so it may be the value of `{program} {name}` or, "
+                      "starting with `-`, an option of its own")
+    word: Word
+    program: str
+    name: str
+    metavar: str
+
+    def hint(self) -> str:
+        return f"write {_attached(self.name, self.metavar)} attached"
+
+
+@dataclass(frozen=True)
+class OnlyAttached(Problem):
+    code = Code.BP403
+    rule = FLAGS
+    program: str
+    name: str
+    metavar: str
+
+    def message(self) -> str:
+        return (f"`{self.program} {self.name}` takes its value only attached "
+                f"(`{_attached(self.name, self.metavar)}`); the next word is not its value")
+
+    def hint(self) -> str:
+        return f"write {_attached(self.name, self.metavar)}"
+
+
+@dataclass(frozen=True)
+class ValueNotAChoice(Problem):
+    code = Code.BP403
+    rule = FLAGS
+    message_format = "`{program} {name}` does not allow the value `{value}`"
+    hint_format = "use one of: {choices}"
+    program: str
+    name: str
+    value: str | None
+    choices: str
+
+
+@dataclass(frozen=True)
+class ValueMissing(Problem):
+    code = Code.BP403
+    rule = FLAGS
+    message_format = "`{program} {name}` needs a value"
+    hint_format = "give it one: {name} {metavar}"
+    program: str
+    name: str
+    metavar: str
+
+
+@dataclass(frozen=True)
+class DeniedFlag(FromReason):
+    code = Code.BP400
+    rule = FLAGS
+    message_format = "`{program} {shown}` {reason.why}"
+    program: str
+    shown: str  # the flag as written, with its cluster: `-i (in -ni)`
+
+
+@dataclass(frozen=True)
+class AbbreviatedFlag(Problem):
+    code = Code.BP402
+    rule = FLAGS
+    name: str
+    matches: tuple[str, ...]
+    denied: str | None  # the first denied flag it abbreviates
+    reason: Reason | None
+
+    def message(self) -> str:
+        extra = f"; `{self.denied}` is denied: {self.reason.why}" if self.reason else ""
+        return f"`{self.name}` abbreviates {', '.join(f'`{m}`' for m in self.matches)}{extra}"
+
+    def hint(self) -> str:
+        one = len(self.matches) == 1 and not self.denied
+        return "write the option in full" + (f": {self.matches[0]}" if one else "")
+
+    def consequence(self) -> Effect | None:
+        return self.reason.effect if self.reason else None
+
+
+@dataclass(frozen=True)
+class UnknownFlag(Problem):
+    code = Code.BP401
+    rule = FLAGS
+    hint_format = ("see `bash-policy programs {top}` for the allowed flags; if `{name}` only shapes output, "
+                   "add it to the spec in bash-policy.toml")
+    name: str
+    cluster: str | None
+    program: str
+    top: str
+
+    def message(self) -> str:
+        where = f" (in `{self.cluster}`)" if self.cluster else ""
+        return f"`{self.name}`{where} is not an allowed flag of `{self.program}`"
+
+
+@dataclass(frozen=True)
+class ModesRefused(Problem):
+    code = Code.BP400
+    rule = MODES
+    message_format = "`{program}` {first} and {other} select different modes, which {top} refuses together"
+    hint_format = "give one of them: `{program} {first}` or `{program} {other}`"
+    program: str
+    first: str
+    other: str
+    top: str
+
+
+@dataclass(frozen=True)
+class InnerSpreads(Problem):
+    code = Code.BP302
+    rule = PROGRAM
+    message_format = "`{word.text}` may become several words, one of them the program {program} runs"
+    hint_format = "write the operands and the program literally"
+    word: Word
+    program: str
+
+
+@dataclass(frozen=True)
+class InnerNotLiteral(Problem):
+    code = Code.BP302
+    rule = PROGRAM
+    message_format = "the inner program name is not literal"
+    hint_format = "name the program literally"
+
+
+@dataclass(frozen=True)
+class CommandFromInput(Problem):
+    code = Code.BP404
+    rule = OPERANDS
+    message_format = "`{program}` would run a command named by standard input"
+    hint_format = "name the command after {program}, with its operands after `--`"
+    program: str
+
+
+@dataclass(frozen=True)
+class AppendedMayBeFlags(Problem):
+    code = Code.BP404
+    rule = OPERANDS
+    message_format = "`{program}` gets extra operands from standard input, which could be read as flags"
+    hint_format = "put `--` before the operands of {program}: `{wrapper} {command}`"
+    program: str
+    wrapper: str
+    command: str  # the wrapped command with `--` before its operands
+
+
+@dataclass(frozen=True)
+class NoOperands(Problem):
+    code = Code.BP406
+    rule = OPERANDS
+    message_format = "`{program}` takes no operands here"
+    hint_format = "drop `{word.text}`"
+    program: str
+    word: Word
+
+
+@dataclass(frozen=True)
+class OverMax(FromReason):
+    code = Code.BP406
+    rule = OPERANDS
+    message_format = "`{program}` {reason.why}"
+    program: str
+
+
+@dataclass(frozen=True)
+class MayExceedMax(Problem):
+    code = Code.BP203
+    rule = OPERANDS
+    message_format = "`{word.text}` may expand to more operands than `{program}` takes ({limit})"
+    hint_format = "quote it so it stays one word: `'{word.text}'`"
+    word: Word
+    program: str
+    limit: int
+
+
+@dataclass(frozen=True)
+class TooManyOperands(Problem):
+    code = Code.BP406
+    rule = OPERANDS
+    hint_format = "drop `{word.text}`"
+    program: str
+    limit: int
+    word: Word
+
+    def message(self) -> str:
+        return f"`{self.program}` takes at most {self.limit} operand{'s' if self.limit != 1 else ''}"
+
+
+@dataclass(frozen=True)
+class DeviceFlagValue(DeviceValue):
+    """A flag's value under /dev, /proc or /sys, as the engine judges every `reads` flag."""
+
+    rule = SPECIAL
+
+
+@dataclass(frozen=True)
+class DeviceOperand(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    rule = SPECIAL
+    message_format = ("`{program}` would read `{word.text}`, which is or may be a device or kernel file "
+                      "whose reading may never end (only /dev/null, /dev/stdin and a few /proc files may "
+                      "be read)")
+    hint_format = "read a regular file"
+    program: str
+    word: Word
 
 
 class ArgvReader:
@@ -198,17 +681,11 @@ class ArgvReader:
         self.options_done = False
         self.double_dash: Fix | None = None  # the `--` that fixes this command's operands, once found
 
-    def deny(self, code: Code, span: Span, message: str, hint: str,
-             effect: Effect | None = None, rule: RuleName = FLAGS, fix: Fix | None = None) -> None:
-        self.ctx.deny(code, span, message, hint, effect, rule=rule, fix=fix)
-
     def read(self) -> None:
         spec, ctx = self.spec, self.ctx
         for name, (required, reason) in spec.requires_env.items():
             if ctx.assignments.get(name) not in required:
-                ctx.deny(Code.BP304, self.words[self.i - 1].span, f"`{spec.display}` {reason.why}",
-                         reason.fix or f"prefix the command with {name}={required[0]}", reason.effect,
-                         rule=PROGRAM)
+                ctx.deny(NeedsEnvironment(reason, spec.display, name, required[0]), self.words[self.i - 1].span)
         if spec.obsolete is not None and self.i < len(self.words):
             self.obsolete_form()
         while self.i < len(self.words):
@@ -249,8 +726,7 @@ class ArgvReader:
         spec, inv, ctx = self.spec, self.inv, self.ctx
         if spec.subcommands and not inv.positionals and not self.options_done:
             if word.pathname_only:
-                self.deny(Code.BP405, word.span, f"`{spec.display}` needs a literal subcommand",
-                          "write the subcommand literally", rule=SUBCOMMAND)
+                ctx.deny(SubcommandNotLiteral(spec.display), word.span)
             else:
                 ctx.deny_word(word)
             return
@@ -270,21 +746,14 @@ class ArgvReader:
               or (spec.style == "text" and not spec.flags)):  # test: every word is its expression
             inv.positionals.append(word)
         elif GLOB in {e.kind for e in word.expansions}:
-            self.deny(Code.BP203, word.span,
-                      f"`{word.text}` expands to file names, and one starting with {sign} "
-                      f"would be read by {spec.display} as a flag", _glob_hint(word.text),
-                      rule=OPERANDS, fix=self.operand_fix(word) or fixes.dot_slash(word))
+            ctx.deny(GlobMayBeFlag(word, sign, spec.display, fix=self.operand_fix(word) or fixes.dot_slash(word)),
+                     word.span)
         elif not single and shapes.dash_safe(shapes.quoted(word), ctx.source, ctx.variables):
-            self.deny(Code.BP404, word.span,
-                      f"unquoted, `{word.text}` is split at blanks into words, and one may start "
-                      f"with {sign}, which {spec.display} would read as a flag",
-                      _quote_hint(word, self.rewritten), rule=OPERANDS, fix=self.operand_fix(word))
+            ctx.deny(SplitMayBeFlag(word, sign, spec.display, _quote_hint(word, self.rewritten),
+                                    fix=self.operand_fix(word)), word.span)
         else:
-            kind = "is split into words; one" if not single else "is a word that"
-            self.deny(Code.BP404, word.span,
-                      f"`{word.text}` {kind} may start with {sign}, which {spec.display} would read "
-                      "as a flag", self.double_dash_hint(word), rule=OPERANDS,
-                      fix=self.operand_fix(word))
+            ctx.deny(WordMayBeFlag(word, single, sign, spec.display, self.double_dash_hint(word),
+                                   fix=self.operand_fix(word)), word.span)
         if not spec.permute and inv.positionals:
             self.options_done = True
 
@@ -370,19 +839,13 @@ class ArgvReader:
                    for rule in map(rules.get, self.spec.hooks))
         if GLOB in {e.kind for e in holder.expansions}:
             flag_text = holder.prefix[:len(name) + (holder.prefix[len(name):len(name) + 1] == "=")]
-            self.deny(Code.BP203, holder.span,
-                      f"`{holder.text}` expands to file names, which become the value of {name} "
-                      "and further words", _glob_hint(holder.text), rule=EXPANSION,
-                      fix=fixes.quote_pattern(holder, flag_text if holder is word else "",
-                                              flag.metavar))
+            ctx.deny(GlobAsValue(holder, name, fix=fixes.quote_pattern(holder, flag_text if holder is word else "",
+                                                                       flag.metavar)), holder.span)
         elif not shapes.unknown_kinds_allowed(holder) or not shapes.single(holder, ctx.source,
                                                                            ctx.variables):
             ctx.deny_word(holder, f"as the value of {name}")
         elif flag.choices is not None or read:
-            self.deny(Code.BP403, holder.span,
-                      f"the value of `{self.spec.display} {name}` is computed at run time, and "
-                      f"{'only some values are allowed' if flag.choices else 'its value is checked'}",
-                      f"write the value of {name} literally")
+            ctx.deny(ComputedValueChecked(self.spec.display, name, bool(flag.choices)), holder.span)
         else:
             self.record(flag, name, None, word, holder, known=False)
 
@@ -397,9 +860,7 @@ class ArgvReader:
         if word.value is None:
             if word.pathname_only and (not word.prefix or word.prefix[0] in form.starts):
                 self.i += 1
-                self.deny(Code.BP203, word.span,
-                          f"`{word.text}` may expand to a file name that {self.spec.display} reads "
-                          "as its obsolete option syntax", _glob_hint(word.text), rule=OPERANDS)
+                self.ctx.deny(ObsoleteFormGlob(word, self.spec.display), word.span)
             return
         match = form.form.fullmatch(word.value)
         if match is None:
@@ -429,14 +890,10 @@ class ArgvReader:
         sub = spec.subcommands.get(spec.sub_aliases.get(value, value))
         if sub is None:
             allowed = sorted(name for name, s in spec.subcommands.items() if s.denied is None)
-            self.deny(Code.BP405, word.span, f"`{spec.display} {value}` is not a read-only subcommand",
-                      f"use one of: {', '.join(allowed)}; other subcommands need leaving plan mode",
-                      rule=SUBCOMMAND)
+            self.ctx.deny(UnknownSubcommand(spec.display, value, ", ".join(allowed)), word.span)
             return
         if sub.denied is not None:
-            self.deny(Code.BP405, word.span, f"`{sub.display}` {sub.denied.why}",
-                      sub.denied.fix or _DEFAULT_FIX[sub.denied.effect], sub.denied.effect,
-                      rule=SUBCOMMAND)
+            self.ctx.deny(DeniedSubcommand(sub.denied, sub.display), word.span)
             return
         self.finish(has_sub=True)
         ArgvReader(sub, self.words, self.i, self.ctx, self.appended).read()
@@ -460,8 +917,7 @@ class ArgvReader:
             return
         if flag.value == "none":
             if eq:
-                self.deny(Code.BP403, word.span, f"`{spec.display} {name}` takes no value",
-                          f"write `{name}` alone")
+                self.ctx.deny(TakesNoValue(spec.display, name), word.span)
                 return
             self.record(flag, name, None, word, None)
             if flag.runs:
@@ -476,19 +932,14 @@ class ArgvReader:
         words = self.words
         end = next((k for k in range(self.i, len(words)) if words[k].value in flag.runs), None)
         if end is None or end == self.i:
-            self.deny(Code.BP403, word.span, f"`{self.spec.display} {name}` needs a command and "
-                      f"one of {', '.join(f'`{r}`' for r in flag.runs)} after it",
-                      f"write {name} COMMAND {{}} \\;")
+            self.ctx.deny(InnerCommandMissing(self.spec.display, name, flag.runs), word.span)
             self.i = len(words)
             return
         flags = self.spec.flags
         supplied = next((w for w in words if w.value is not None and w.value in flags
                          and flags[w.value].operands_from), None)
         if supplied is not None:  # find -files0-from LIST: starting points, so paths, may start with `-`
-            self.deny(Code.BP404, word.span,
-                      f"`{self.spec.display} {name}` fills in paths under starting points that "
-                      f"`{supplied.value}` reads from a file, where a name may start with `-`",
-                      "name the starting points on the command line", rule=OPERANDS)
+            self.ctx.deny(StartsFromFile(self.spec.display, name, supplied.value), word.span)
             self.i = end + 1
             return
         many = words[end].value == "+"
@@ -539,17 +990,11 @@ class ArgvReader:
             self.record(flag, name, None, word, None)
             return
         elif flag.value == "unless_flag" and self.words[self.i].value is None:
-            self.deny(Code.BP403, self.words[self.i].span,
-                      f"`{self.words[self.i].text}` is computed, so it may be the value of "
-                      f"`{self.spec.display} {name}` or, starting with `-`, an option of its own",
-                      f"write {name}{'=' if name.startswith('--') else ''}{flag.metavar or 'VALUE'} attached")
+            self.ctx.deny(ComputedOptionalValue(self.words[self.i], self.spec.display, name, flag.metavar),
+                          self.words[self.i].span)
             return
         elif flag.value == "attached":
-            self.deny(Code.BP403, word.span,
-                      f"`{self.spec.display} {name}` takes its value only attached "
-                      f"(`{name}{'=' if name.startswith('--') else ''}{flag.metavar or 'VALUE'}`); "
-                      "the next word is not its value",
-                      f"write {name}{'=' if name.startswith('--') else ''}{flag.metavar or 'VALUE'}")
+            self.ctx.deny(OnlyAttached(self.spec.display, name, flag.metavar), word.span)
             return
         else:
             holder = self.take_value(flag, name, word)
@@ -557,27 +1002,22 @@ class ArgvReader:
                 return
             value = holder.value
         if flag.choices is not None and value not in flag.choices:
-            self.deny(Code.BP403, word.span,
-                      f"`{self.spec.display} {name}` does not allow the value `{value}`",
-                      f"use one of: {', '.join(sorted(flag.choices))}")
+            self.ctx.deny(ValueNotAChoice(self.spec.display, name, value, ", ".join(sorted(flag.choices))),
+                          word.span)
             return
         self.record(flag, name, value, word, holder)
 
     def take_value(self, flag: Flag, name: str, word: Word) -> Word | None:
         """Consume the separate value word of `flag`, or deny and return None."""
         if self.i >= len(self.words):
-            self.deny(Code.BP403, word.span, f"`{self.spec.display} {name}` needs a value",
-                      f"give it one: {name} {flag.metavar or 'VALUE'}")
+            self.ctx.deny(ValueMissing(self.spec.display, name, flag.metavar or "VALUE"), word.span)
             return None
         holder = self.words[self.i]
         self.i += 1
         if holder.value is None:
             if GLOB in {e.kind for e in holder.expansions}:
-                self.deny(Code.BP203, holder.span,
-                          f"`{holder.text}` as the value of {name} expands to file names; "
-                          "the first becomes the value and the rest become operands",
-                          f"quote it: {name} '{holder.text}'", rule=EXPANSION,
-                          fix=fixes.quote_pattern(holder, "", flag.metavar))
+                self.ctx.deny(GlobAsNextValue(holder, name, fix=fixes.quote_pattern(holder, "", flag.metavar)),
+                              holder.span)
             else:
                 self.unknown_value(flag, name, word, holder)
             return None
@@ -590,8 +1030,7 @@ class ArgvReader:
 
     def denied_flag(self, reason: Reason, shown: str, word: Word, consumes_next: bool,
                     fix: Fix | None = None) -> None:
-        self.deny(Code.BP400, word.span, f"`{self.spec.display} {shown}` {reason.why}",
-                  reason.fix or _DEFAULT_FIX[reason.effect], reason.effect, fix=fix)
+        self.ctx.deny(DeniedFlag(reason, self.spec.display, shown, fix=fix), word.span)
         if consumes_next and self.i < len(self.words):
             self.i += 1
 
@@ -602,26 +1041,17 @@ class ArgvReader:
             if matches:
                 denied = [m for m in matches if spec.flags[m].denied is not None]
                 reason = spec.flags[denied[0]].denied if denied else None
-                extra = f"; `{denied[0]}` is denied: {reason.why}" if reason else ""
-                self.deny(Code.BP402, word.span,
-                          f"`{name}` abbreviates {', '.join(f'`{m}`' for m in matches)}{extra}",
-                          "write the option in full"
-                          + (f": {matches[0]}" if len(matches) == 1 and not denied else ""),
-                          reason.effect if reason else None)
+                self.ctx.deny(AbbreviatedFlag(name, tuple(matches), denied[0] if denied else None, reason),
+                              word.span)
                 return
-        where = f" (in `{cluster}`)" if cluster else ""
-        self.deny(Code.BP401, word.span,
-                  f"`{name}`{where} is not an allowed flag of `{spec.display}`",
-                  f"see `bash-policy programs {spec.path[0]}` for the allowed flags; if `{name}` only "
-                  "shapes output, add it to the spec in bash-policy.toml")
+        self.ctx.deny(UnknownFlag(name, cluster, spec.display, spec.path[0]), word.span)
 
     # -- judging what was read -----------------------------------------------
     def finish(self, has_sub: bool) -> None:
         spec = self.spec
         if not has_sub and spec.subcommands and spec.subcommand_required:
             allowed = sorted(name for name, s in spec.subcommands.items() if s.denied is None)
-            self.deny(Code.BP405, self.named_by.span, f"`{spec.display}` needs a subcommand",
-                      f"use one of: {', '.join(allowed)}", rule=SUBCOMMAND)
+            self.ctx.deny(SubcommandMissing(spec.display, ", ".join(allowed)), self.named_by.span)
         if not has_sub:
             self.check_modes()
             self.check_positionals()
@@ -641,11 +1071,8 @@ class ArgvReader:
         given = self.inv.given_modes()
         other = next((use for use in given if use.flag is not given[0].flag), None)
         if other is not None:
-            self.deny(Code.BP400, other.word.span,
-                      f"`{self.spec.display}` {given[0].name} and {other.name} select different "
-                      f"modes, which {self.spec.path[0]} refuses together",
-                      f"give one of them: `{self.spec.display} {given[0].name}` or "
-                      f"`{self.spec.display} {other.name}`", rule=MODES)
+            self.ctx.deny(ModesRefused(self.spec.display, given[0].name, other.name, self.spec.path[0]),
+                          other.word.span)
 
     def reads_stdin(self) -> bool:
         """Whether the program may read standard input: its spec's `stdin`, a
@@ -693,38 +1120,26 @@ class ArgvReader:
             spread = next((w for w in pos[:skip + 1]
                            if not shapes.single(w, ctx.source, ctx.variables)), None)
             if spread is not None:  # `timeout -- $(echo 5 rm x)`: one word is DURATION and a program
-                self.deny(Code.BP302, spread.span,
-                          f"`{spread.text}` may become several words, one of them the program "
-                          f"{spec.display} runs", "write the operands and the program literally",
-                          rule=PROGRAM)
+                ctx.deny(InnerSpreads(spread, spec.display), spread.span)
                 return
             if len(pos) > skip:
                 inner = pos[skip:]
                 if inner[0].value is None:
-                    self.deny(Code.BP302, inner[0].span, "the inner program name is not literal",
-                              "name the program literally", rule=PROGRAM)
+                    ctx.deny(InnerNotLiteral(), inner[0].span)
                     return
                 start = next(k for k, w in enumerate(inv.words) if w is inner[0])
                 appender = Appended(spec.display) if spec.positionals.appends else None
                 ctx.check_inner(inv.words[start:], appended or appender)
             elif appended:  # `xargs nice`: the appended operands would be the command
-                self.deny(Code.BP404, inv.words[0].span,
-                          f"`{spec.display}` would run a command named by standard input",
-                          f"name the command after {spec.display}, with its operands after `--`",
-                          rule=OPERANDS)
+                ctx.deny(CommandFromInput(spec.display), inv.words[0].span)
             return
         if appended and not (role == "read" and spec.positionals.max is None
                              and (inv.after_double_dash or spec.harmless
                                   or (appended.dash_safe and not spec.plus_options))):
-            self.deny(Code.BP404, inv.words[0].span,
-                      f"`{spec.display}` gets extra operands from standard input, which could be read "
-                      "as flags",
-                      f"put `--` before the operands of {spec.display}: "
-                      f"`{appended.wrapper} {_with_double_dash(inv)}`", rule=OPERANDS,
-                      fix=self.appended_fix())
+            ctx.deny(AppendedMayBeFlags(spec.display, appended.wrapper, _with_double_dash(inv),
+                                        fix=self.appended_fix()), inv.words[0].span)
         if role == "none" and pos:
-            self.deny(Code.BP406, pos[0].span, f"`{spec.display}` takes no operands here",
-                      f"drop `{pos[0].text}`", rule=OPERANDS)
+            ctx.deny(NoOperands(spec.display, pos[0]), pos[0].span)
             return
         if role == "read" and pos:
             check_special_operands(self.looked_up(), ctx)  # FIFOs and devices (rules/files.py)
@@ -738,16 +1153,11 @@ class ArgvReader:
         culprit = expanding[0] if expanding else pos[limit]
         over = spec.positionals.over_max
         if over is not None:
-            self.deny(Code.BP406, culprit.span, f"`{spec.display}` {over.why}",
-                      over.fix or _DEFAULT_FIX[over.effect], over.effect, rule=OPERANDS)
+            ctx.deny(OverMax(over, spec.display), culprit.span)
         elif expanding:
-            self.deny(Code.BP203, culprit.span,
-                      f"`{culprit.text}` may expand to more operands than `{spec.display}` takes "
-                      f"({limit})", f"quote it so it stays one word: `'{culprit.text}'`", rule=OPERANDS)
+            ctx.deny(MayExceedMax(culprit, spec.display, limit), culprit.span)
         else:
-            self.deny(Code.BP406, culprit.span,
-                      f"`{spec.display}` takes at most {limit} operand{'s' if limit != 1 else ''}",
-                      f"drop `{culprit.text}`", rule=OPERANDS)
+            ctx.deny(TooManyOperands(spec.display, limit, culprit), culprit.span)
 
     def check_special_files(self) -> None:
         """Operands that may be files, and values of flags that name a file to
@@ -766,10 +1176,7 @@ class ArgvReader:
                 if use.flag.reads == "file-if-slash" and "/" not in path:
                     continue  # a name (iconv's charset), not a file
                 if special_in(path, ctx.directories()):
-                    self.deny(Code.BP403, use.word.span,
-                              f"`{spec.display} {use.name}` would read `{path}`, a device or kernel "
-                              "file whose reading may never end", "read a regular file",
-                              Effect.HANG, rule=SPECIAL)
+                    ctx.deny(DeviceFlagValue(f"{spec.display} {use.name}", path), use.word.span)
                 else:
                     read_values.append(Word(path, shown.span, path))
                     around.setdefault(use.flag.reads, []).append(read_values[-1])
@@ -780,11 +1187,7 @@ class ArgvReader:
         check_around(self.looked_up(), spec.positionals.shape, ctx, spec.display)
         for word in self.opened():
             if special_operand_in(word, ctx.directories()):
-                self.deny(Code.BP406, word.span,
-                          f"`{spec.display}` would read `{word.text}`, which is or may be a device "
-                          "or kernel file whose reading may never end (only /dev/null, /dev/stdin "
-                          "and a few /proc files may be read)", "read a regular file",
-                          Effect.HANG, rule=SPECIAL)
+                ctx.deny(DeviceOperand(spec.display, word), word.span)
 
 
 def _quote_hint(word: Word, rewritten) -> str:
@@ -793,14 +1196,6 @@ def _quote_hint(word: Word, rewritten) -> str:
         return "put every expansion in it inside double quotes so it stays one word"
     quoted = '"' + word.text + '"'
     return f"quote it so it stays one word: `{rewritten(word, quoted)}`"
-
-
-def _glob_hint(text: str) -> str:
-    """How to keep a glob from becoming flags: quote a flag's pattern, anchor an operand's."""
-    name, eq, pattern = text.partition("=")
-    if text.startswith("-") and eq and "'" not in pattern:
-        return f"quote the pattern so the program matches it: `{name}='{pattern}'`"
-    return f"quote it for the program to match, write it as ./{text}, or put it after `--`"
 
 
 def _with_double_dash(inv: Invocation) -> str:

@@ -10,6 +10,7 @@ which the checker follows (judge/values.py).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..read.model import (
@@ -23,6 +24,7 @@ from ..read.model import (
     Assignment,
 )
 from .codes import Code
+from .problems import Problem
 from .rules import engine_rule
 
 if TYPE_CHECKING:
@@ -34,6 +36,58 @@ ASSIGNMENT = engine_rule("assignment", """Assignments outside the harmless list,
     codes=[Code.BP600, Code.BP303], deny=["PAGER=sh git log", "X=1"], allow=["LC_ALL=C rg x"])
 
 _ASSIGNED_KINDS = frozenset({PARAMETER, ARITHMETIC, GLOB, BRACE, TILDE})
+
+
+@dataclass(frozen=True)
+class VariableNotHarmless(Problem):
+    code = Code.BP600
+    rule = ASSIGNMENT
+    message_format = "`{name}=` changes what the program runs or reads; only harmless variables may be set"
+    hint_format = "drop `{name}=…`; harmless ones such as LC_ALL, TZ or NO_COLOR are allowed (docs/config.md)"
+    name: str
+
+
+@dataclass(frozen=True)
+class ValueNotPlainName(Problem):
+    code = Code.BP600
+    rule = ASSIGNMENT
+    message_format = ("`{name}={value}` is not a plain name for it (a path makes the program load files "
+                      "from there)")
+    hint_format = "name an installed one (LC_ALL=C, TZ=UTC) or drop it"
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class ValueNotAllowed(Problem):
+    code = Code.BP600
+    rule = ASSIGNMENT
+    name: str
+    allowed: tuple[str, ...]
+
+    def message(self) -> str:
+        return f"`{self.name}` may only be set to {', '.join(self.allowed)}"
+
+    def hint(self) -> str:
+        return f"write {self.name}={self.allowed[0]} or drop it"
+
+
+@dataclass(frozen=True)
+class LoopAssignsExported(Problem):
+    code = Code.BP600
+    rule = ASSIGNMENT
+    message_format = ("the loop assigns `{name}`, which may be a variable the harness exported: every "
+                      "program after it would run with the loop's value")
+    hint_format = "name the loop variable in lower case, e.g. `for f in …`"
+    name: str
+
+
+@dataclass(frozen=True)
+class BareAssignment(Problem):
+    code = Code.BP303
+    rule = ASSIGNMENT
+    message_format = "an assignment without a command changes the shell for every later command"
+    hint_format = "drop the assignment"
 
 
 def check_local_assignment(assignment: Assignment, ctx: Context) -> None:
@@ -53,22 +107,13 @@ def check_assignment(assignment: Assignment, ctx: Context) -> None:
     allowed = ctx.policy.env.get(assignment.name)
     value = assignment.value
     if allowed is None:
-        ctx.deny(Code.BP600, assignment.span,
-                 f"`{assignment.name}=` changes what the program runs or reads; only harmless "
-                 "variables may be set",
-                 f"drop `{assignment.name}=…`; harmless ones such as LC_ALL, TZ or NO_COLOR are "
-                 "allowed (docs/config.md)", rule=ASSIGNMENT)
+        ctx.deny(VariableNotHarmless(assignment.name), assignment.span)
         return
     if value.value is None:
         ctx.deny_word(value, f"in the value of {assignment.name}")
         return
     if isinstance(allowed, re.Pattern):
         if not allowed.fullmatch(value.value):
-            ctx.deny(Code.BP600, assignment.span,
-                     f"`{assignment.name}={value.value}` is not a plain name for it (a path "
-                     "makes the program load files from there)",
-                     "name an installed one (LC_ALL=C, TZ=UTC) or drop it", rule=ASSIGNMENT)
+            ctx.deny(ValueNotPlainName(assignment.name, value.value), assignment.span)
     elif allowed != "*" and value.value not in allowed:
-        ctx.deny(Code.BP600, assignment.span,
-                 f"`{assignment.name}` may only be set to {', '.join(allowed)}",
-                 f"write {assignment.name}={allowed[0]} or drop it", rule=ASSIGNMENT)
+        ctx.deny(ValueNotAllowed(assignment.name, tuple(allowed)), assignment.span)

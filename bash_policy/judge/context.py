@@ -19,13 +19,12 @@ from ..read.model import (
     Word,
 )
 from . import descriptors, later, rules, shapes, values
-from .codes import Code, Effect
 from .flow import Places
 from .policy import Policy
 from .problems import Problem
 from .rules import RuleName
 from .spec import CommandSpec, Flag
-from .verdict import Denial, Fix
+from .verdict import Denial
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,20 +145,13 @@ class Context:
         self.known: dict[int, values.Env] = {}
         self.body: List | None = None  # the script's tree
 
-    def deny(self, code: Problem | Code | str, span: Span, message: str = "", hint: str = "",
-             effect: Effect | str | None = None, rule: RuleName | None = None,
-             fix: Fix | None = None) -> None:
-        """Record a denial of `problem` at `span`; its rule is the problem's
-        own, else `rule`, else the rule running now."""
-        if isinstance(code, Problem):
-            problem = code
-            self.denials.append(Denial(problem.code, problem.message(), problem.hint(), span,
-                                       self.segment, problem.consequence(),
-                                       problem.rule or rule or self.rule, problem.fix, problem.kind))
-            return
-        self.denials.append(Denial(Code(code), message, hint, span, self.segment,
-                                   None if effect is None else Effect(effect),
-                                   rule or self.rule, fix))
+    def deny(self, problem: Problem, span: Span) -> None:
+        """Record a denial of `problem` at `span`: its code, effect, message,
+        hint and fix are the problem's, its rule the problem's kind's or else
+        the rule running now (judge/problems.py)."""
+        self.denials.append(Denial(problem.code, problem.message(), problem.hint(), span, self.segment,
+                                   problem.consequence(), problem.rule or self.rule, problem.fix,
+                                   problem.kind))
 
     def deny_word(self, word: Word, context: str = "") -> None:
         """Deny the first expansion of a word that is not allowed where it stands

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..read import exact, parse_cache
 from ..read.model import Span
@@ -27,6 +27,7 @@ from .context import Context
 from .expansions import EXPANSION
 from .flow import command_directories
 from .policy import Policy
+from .problems import Problem
 from .readings import cross_check
 from .redirects import REDIRECTION
 from .rules import engine_rule
@@ -47,6 +48,122 @@ LIMITS = engine_rule("segment_limit", """More simple commands in one line than t
     it is denied, never skipped.""",
     codes=[Code.BP103], deny=["true" + ";true" * 200], allow=["true;true"])
 
+
+
+@dataclass(frozen=True)
+class InternalError(Problem):
+    code = Code.BP107
+    rule = INTERNAL
+    hint_format = "rewrite the command more simply; please report this input as a bug"
+    error: Exception
+
+    def message(self) -> str:
+        return (f"the checker failed on this command ({type(self.error).__name__}: {self.error}); it is "
+                "denied because it could not be checked")
+
+
+@dataclass(frozen=True)
+class TooLong(Problem):
+    code = Code.BP103
+    rule = SCREEN
+    message_format = "the command is {length} characters long; the limit is {limit}"
+    hint_format = "split the work into smaller commands"
+    length: int
+    limit: int
+
+
+@dataclass(frozen=True)
+class BadCharacter(Problem):
+    code = Code.BP104
+    rule = SCREEN
+    message_format = "the command contains {what}"
+    hint_format = "retype the command with plain characters"
+    what: str  # "a NUL byte", "the control character U+001B", ...
+
+
+@dataclass(frozen=True)
+class TooManyCommands(Problem):
+    code = Code.BP103
+    rule = LIMITS
+    message_format = "{count} commands in one line exceed the limit of {limit}"
+    hint_format = "split the work into several commands"
+    count: int
+    limit: int
+
+
+@dataclass(frozen=True)
+class Unread(Problem, abstract=True):
+    """What the exact reader found it cannot read as bash does (read/exact.py),
+    in the reader's words: one kind for each code it gives."""
+
+    rule = SYNTAX
+    text: str
+    advice: str
+
+    def message(self) -> str:
+        return self.text
+
+    def hint(self) -> str:
+        return self.advice or "rewrite it as simple commands"
+
+
+@dataclass(frozen=True)
+class Unparsed(Unread):
+    code = Code.BP100
+
+
+@dataclass(frozen=True)
+class Unmodelled(Unread):
+    code = Code.BP101
+
+
+@dataclass(frozen=True)
+class NestedTooDeep(Unread):
+    code = Code.BP103
+
+
+@dataclass(frozen=True)
+class HeredocBodyExpands(Unread):
+    code = Code.BP105
+    rule = REDIRECTION
+
+
+@dataclass(frozen=True)
+class BackquotedCommand(Unread):
+    code = Code.BP200
+    rule = EXPANSION
+
+
+@dataclass(frozen=True)
+class UnreadParameter(Unread):
+    code = Code.BP201
+    rule = EXPANSION
+
+
+@dataclass(frozen=True)
+class UnreadArithmetic(Unread):
+    code = Code.BP202
+    rule = EXPANSION
+
+
+@dataclass(frozen=True)
+class UnreadQuoting(Unread):
+    code = Code.BP206
+    rule = EXPANSION
+
+
+@dataclass(frozen=True)
+class UnreadAssignment(Unread):
+    code = Code.BP600
+    rule = ASSIGNMENT
+
+
+# The kind of each code the reader gives; a code it gives that is not here is
+# an internal error, so a new one cannot pass unnoticed.
+_UNREAD: dict[Code, type[Unread]] = {kind.code: kind for kind in (
+    Unparsed, Unmodelled, NestedTooDeep, HeredocBodyExpands, BackquotedCommand,
+    UnreadParameter, UnreadArithmetic, UnreadQuoting, UnreadAssignment)}
+
 _BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069",
          "\u200e", "\u200f", "\u061c"}
 
@@ -59,10 +176,9 @@ def check(command: str, policy: Policy | None = None, *, cwd: str | None = None)
         return _check(command, policy or Policy.default(), cwd)
     except Exception as error:  # fail closed, whatever went wrong
         text = command if isinstance(command, str) else ""
-        denial = Denial(Code.BP107, f"the checker failed on this command ({type(error).__name__}: "
-                        f"{error}); it is denied because it could not be checked",
-                        "rewrite the command more simply; please report this input as a bug",
-                        Span(0, len(text)), None, None, INTERNAL)
+        problem = InternalError(error)
+        denial = Denial(problem.code, problem.message(), problem.hint(), Span(0, len(text)), None, None,
+                        INTERNAL, kind=problem.kind)
         return Verdict(text, False, (denial,), ())
 
 
@@ -78,12 +194,9 @@ def _check(command: str, policy: Policy, cwd: str | None, fix: bool = True) -> V
     script = parse_cache.read(exact.parse, command)
     commands = script.commands
     for code, span, message, hint in script.problems:
-        rule = REDIRECTION if code == "BP105" else _PROBLEM_RULES.get(code[:3], SYNTAX)
-        ctx.deny(code, span, message, hint or "rewrite it as simple commands", rule=rule)
+        ctx.deny(_UNREAD[Code(code)](message, hint), span)
     if len(commands) > policy.max_segments:
-        ctx.deny(Code.BP103, Span(0, len(command)),
-                 f"{len(commands)} commands in one line exceed the limit of {policy.max_segments}",
-                 "split the work into several commands", rule=LIMITS)
+        ctx.deny(TooManyCommands(len(commands), policy.max_segments), Span(0, len(command)))
         return Verdict(command, False, tuple(ctx.denials), commands, (), script)
     if script.body is None and not script.problems:
         ctx.notes.append("empty command")
@@ -125,18 +238,13 @@ def _with_fixes(command: str, denials: list[Denial], policy: Policy,
         return tuple(replace(d, fix=None) for d in denials), None
 
 
-# The rule a problem the reader found belongs to, by its code's family.
-_PROBLEM_RULES = {"BP2": EXPANSION, "BP6": ASSIGNMENT}
-
 _PLAIN_TEXT = re.compile(r"[\t\n -~]*")  # what the loop below lets pass without a look-up
 
 
 def _screen(command: str, ctx: Context) -> bool:
     """Deny input that no parser should see: too long, NUL, control, bidi."""
     if len(command) > ctx.policy.max_length:
-        ctx.deny(Code.BP103, Span(0, len(command)),
-                 f"the command is {len(command)} characters long; the limit is {ctx.policy.max_length}",
-                 "split the work into smaller commands", rule=SCREEN)
+        ctx.deny(TooLong(len(command), ctx.policy.max_length), Span(0, len(command)))
         return True
     if _PLAIN_TEXT.fullmatch(command):
         return False
@@ -155,7 +263,6 @@ def _screen(command: str, ctx: Context) -> bool:
             what = f"the invisible or unassigned character U+{ord(ch):04X}"
         else:
             continue
-        ctx.deny(Code.BP104, Span(index, index + 1), f"the command contains {what}",
-                 "retype the command with plain characters", rule=SCREEN)
+        ctx.deny(BadCharacter(what), Span(index, index + 1))
         return True
     return False

@@ -47,11 +47,14 @@ class Problem:
     # The edits that resolve it, where the checker knows them.
     fix: Fix | None = field(default=None, kw_only=True, compare=False)
 
-    def __init_subclass__(cls, **kwargs) -> None:
+    def __init_subclass__(cls, abstract: bool = False, **kwargs) -> None:
         """A kind has a code, a message and a hint, and a format names only
         the kind's own fields: checked when the class is made, so a kind
-        that lacks one fails at import, not in the middle of a check."""
+        that lacks one fails at import, not in the middle of a check.  An
+        `abstract` class holds what several kinds share and is never denied."""
         super().__init_subclass__(**kwargs)
+        if abstract:
+            return
         if not isinstance(getattr(cls, "code", None), Code):
             raise TypeError(f"{cls.__name__}: a kind of problem needs a code")
         for part in ("message", "hint"):

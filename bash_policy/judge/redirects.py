@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..read.model import (
@@ -15,6 +16,7 @@ from ..read.model import (
 )
 from . import descriptors, expand, fixes, values
 from .codes import Code, Effect
+from .problems import Problem
 from .rules import engine_rule
 from .special import on_disk, special_in, stdin_in
 
@@ -29,6 +31,112 @@ REDIRECTION = engine_rule("redirection", """Redirections that write files, read 
     allow=["rg x 2>/dev/null", "rg x 2>&1"])
 # ASCII digits only: bash and the programs read no other digits (`>&٣` writes a file named ٣).
 _DESCRIPTOR = re.compile(r"[0-9]+-?")
+
+
+@dataclass(frozen=True)
+class InputFromCallerOutput(Problem):
+    code = Code.BP500
+    effect = Effect.HANG
+    rule = REDIRECTION
+    hint_format = "read a file instead: `< FILE`, or `< /dev/null` for no input"
+    written: str
+    fd: int | None
+
+    def message(self) -> str:
+        stream = "output" if self.fd == 1 else "error"
+        return (f"`{self.written}` makes standard input a copy of descriptor {self.fd}, the caller's "
+                f"standard {stream}: a program reading it waits on a terminal or pipe that never ends")
+
+
+@dataclass(frozen=True)
+class HeredocExpands(Problem):
+    code = Code.BP105
+    rule = REDIRECTION
+    message_format = ("the here-document's delimiter is unquoted, so `$`, backquotes and `\\` in its "
+                      "body are expanded")
+    hint_format = "quote the delimiter: <<'EOF'"
+
+
+@dataclass(frozen=True)
+class UnsupportedRedirection(Problem):
+    code = Code.BP500
+    rule = REDIRECTION
+    message_format = "unsupported redirection `{op}`"
+    hint_format = "drop the redirection"
+    op: str
+
+
+@dataclass(frozen=True)
+class TargetNotLiteral(Problem):
+    code = Code.BP501
+    rule = REDIRECTION
+    message_format = "the redirection target `{target.text}` is not a literal path"
+    hint_format = "write the file name literally, in quotes if needed"
+    target: Word
+
+
+@dataclass(frozen=True)
+class WritesForeignDescriptor(Problem):
+    code = Code.BP500
+    effect = Effect.WRITE
+    rule = REDIRECTION
+    message_format = ("`{written}` writes to descriptor {fd}, which this command did not open: it may be "
+                      "a file the caller holds open")
+    hint_format = "redirect to the standard streams only (2>&1, >&2) or to /dev/null"
+    written: str
+    fd: int | None
+
+
+@dataclass(frozen=True)
+class ReadsForeignDescriptor(Problem):
+    code = Code.BP500
+    effect = Effect.HANG
+    rule = REDIRECTION
+    message_format = ("`{written}` reads descriptor {fd}, which this command did not open: it may be a "
+                      "pipe or terminal that never ends")
+    hint_format = "read a file instead: `< FILE`"
+    written: str
+    fd: int | None
+
+
+@dataclass(frozen=True)
+class NetworkRedirection(Problem):
+    code = Code.BP501
+    effect = Effect.NETWORK
+    rule = REDIRECTION
+    message_format = "reading `{path}` makes bash open a network connection"
+    hint_format = "read a local file instead"
+    path: str
+
+
+@dataclass(frozen=True)
+class ReadsSpecialFile(Problem):
+    code = Code.BP501
+    effect = Effect.HANG
+    rule = REDIRECTION
+    message_format = "`<{path}` reads a device, FIFO or kernel file, which may never end"
+    hint_format = "read a regular file"
+    path: str
+
+
+@dataclass(frozen=True)
+class NotADescriptor(Problem):
+    code = Code.BP500
+    rule = REDIRECTION
+    message_format = "`<&{path}` is not a descriptor number"
+    hint_format = "use <file to read a file"
+    path: str
+
+
+@dataclass(frozen=True)
+class WritesFile(Problem):
+    code = Code.BP500
+    effect = Effect.WRITE
+    rule = REDIRECTION
+    message_format = "`{written}` opens `{path}` for writing"
+    hint_format = "drop the redirection and read the output directly, or redirect to /dev/null"
+    written: str
+    path: str
 
 
 def redirected(node, fds: descriptors.Table, ctx: Context) -> descriptors.Table:
@@ -61,12 +169,7 @@ def check_input(fds: descriptors.Table, inherited: descriptors.Table, node, ctx:
     made = next((r for r in reversed(node.redirects)
                  if (r.fd if r.fd is not None else (0 if r.op.startswith("<") else 1)) == 0), None)
     span = made.span if made is not None else node.span
-    ctx.deny(Code.BP500, span,
-             f"`{ctx.source[span.start:span.end]}` makes standard input a copy of descriptor "
-             f"{origin.fd}, the caller's standard {'output' if origin.fd == 1 else 'error'}: a program "
-             "reading it waits on a terminal or pipe that never ends",
-             "read a file instead: `< FILE`, or `< /dev/null` for no input", Effect.HANG,
-             rule=REDIRECTION)
+    ctx.deny(InputFromCallerOutput(ctx.source[span.start:span.end], origin.fd), span)
 
 def _substituted_target(redirect, ctx: Context, env: values.Env):
     """A redirection whose target is parameters the script set, with the value
@@ -91,23 +194,18 @@ def _check_redirect(redirect, ctx: Context, step: descriptors.Step) -> None:
     if op in ("<<", "<<-"):
         body = redirect.body or ""
         if not redirect.quoted and any(ch in body for ch in "$`\\"):
-            ctx.deny(Code.BP105, redirect.span,
-                     "the here-document's delimiter is unquoted, so `$`, backquotes and `\\` in its "
-                     "body are expanded", "quote the delimiter: <<'EOF'", rule=REDIRECTION)
+            ctx.deny(HeredocExpands(), redirect.span)
         return
     if op in (">&-", "<&-"):
         return
     if target is None:
-        ctx.deny(Code.BP500, redirect.span, f"unsupported redirection `{op}`", "drop the redirection",
-                 rule=REDIRECTION)
+        ctx.deny(UnsupportedRedirection(op), redirect.span)
         return
     if target.value is None:
         if op == "<<<" or not target.pathname_only:
             ctx.deny_word(target, "in a here-string" if op == "<<<" else "as a redirection target")
         else:
-            ctx.deny(Code.BP501, target.span,
-                     f"the redirection target `{target.text}` is not a literal path",
-                     "write the file name literally, in quotes if needed", rule=REDIRECTION)
+            ctx.deny(TargetNotLiteral(target), target.span)
         return
     path = target.value
     if op in (">&", "<&") and _DESCRIPTOR.fullmatch(path):
@@ -115,41 +213,30 @@ def _check_redirect(redirect, ctx: Context, step: descriptors.Step) -> None:
         # judged as is decided by the descriptor that results (_check_input).
         if step.unknown_source and op == ">&":
             # Another descriptor may be a file the harness holds open for writing.
-            ctx.deny(Code.BP500, redirect.span,
-                     f"`{ctx.source[redirect.span.start:redirect.span.end]}` writes to descriptor "
-                     f"{step.source}, which this command did not open: it may be a file the caller "
-                     "holds open", "redirect to the standard streams only (2>&1, >&2) or to /dev/null",
-                     Effect.WRITE, rule=REDIRECTION)
+            ctx.deny(WritesForeignDescriptor(ctx.source[redirect.span.start:redirect.span.end],
+                                             step.source), redirect.span)
         elif step.unknown_source:
             # Reading another descriptor reads whatever the harness holds open
             # there: a pipe may never end, a terminal waits for a person.
-            ctx.deny(Code.BP500, redirect.span,
-                     f"`{ctx.source[redirect.span.start:redirect.span.end]}` reads descriptor "
-                     f"{step.source}, which this command did not open: it may be a pipe or terminal "
-                     "that never ends", "read a file instead: `< FILE`", Effect.HANG,
-                     rule=REDIRECTION)
+            ctx.deny(ReadsForeignDescriptor(ctx.source[redirect.span.start:redirect.span.end],
+                                            step.source), redirect.span)
         return
     if op == "<<<":
         return
     if op in ("<", "<&"):
         if any(path.startswith(p) for p in ctx.policy.network_paths):
-            ctx.deny(Code.BP501, target.span, f"reading `{path}` makes bash open a network connection",
-                     "read a local file instead", Effect.NETWORK, rule=REDIRECTION)
+            ctx.deny(NetworkRedirection(path), target.span)
         elif op == "<" and (special_in(path, ctx.directories())
                             or _on_disk(path, ctx) - {None, "stdin"}):
-            ctx.deny(Code.BP501, target.span, f"`<{path}` reads a device, FIFO or kernel file, "
-                     "which may never end", "read a regular file", Effect.HANG, rule=REDIRECTION)
+            ctx.deny(ReadsSpecialFile(path), target.span)
         elif op == "<&":
-            ctx.deny(Code.BP500, redirect.span, f"`<&{path}` is not a descriptor number",
-                     "use <file to read a file", rule=REDIRECTION)
+            ctx.deny(NotADescriptor(path), redirect.span)
         return
     if op in (">", ">>", "&>", "&>>", ">|", ">&") and path in ctx.policy.write_targets:
         return
     written = f"{'' if redirect.fd is None else redirect.fd}{op}{target.text}"
     span = Span(redirect.span.start, target.span.end)
-    ctx.deny(Code.BP500, span, f"`{written}` opens `{path}` for writing",
-             "drop the redirection and read the output directly, or redirect to /dev/null",
-             Effect.WRITE, rule=REDIRECTION, fix=fixes.drop(ctx.source, span))
+    ctx.deny(WritesFile(written, path, fix=fixes.drop(ctx.source, span)), span)
 
 
 def _on_disk(path: str, ctx: Context) -> set[str | None]:

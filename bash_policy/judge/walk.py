@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Set
+from dataclasses import dataclass
 
 from ..read.model import (
     ArithFor,
@@ -32,11 +33,12 @@ from ..read.model import (
 )
 from . import argv, assignments, descriptors, expand, loops, redirects, shapes, values
 from .argv import FLAGS
-from .assignments import ASSIGNMENT
+from .assignments import BareAssignment, LoopAssignsExported
 from .codes import Code, Effect
 from .context import Context
 from .expansions import EXPANSION
 from .policy import Policy
+from .problems import Problem
 from .rules import engine_rule
 from .scope import SCOPE, check_scope
 
@@ -53,6 +55,109 @@ SCRIPT_INPUT = engine_rule("script_input", """Commands that may read standard in
     codes=[Code.BP108], deny=["head -c 3\nrg rm x", "rg foo\nls"],
     allow=["head -c 3 f\nls", "git status\ngit diff", "rg foo src\nls", "rg foo; ls",
            "head -c 3 < f\nls"])
+
+@dataclass(frozen=True)
+class Background(Problem):
+    code = Code.BP102
+    rule = SYNTAX
+    message_format = "`&` runs the command before it in the background"
+    hint_format = "drop the `&`; plan mode runs commands in the foreground only"
+
+
+@dataclass(frozen=True)
+class UncountedLoop(Problem):
+    code = Code.BP101
+    effect = Effect.HANG
+    rule = SYNTAX
+    message_format = "`for (( {init}; {test}; {update} ))`: {why}, so the checker cannot see it end"
+    hint_format = "count with literal bounds: for ((i = 0; i < 3; i++)), or loop over words"
+    init: str
+    test: str
+    update: str
+    why: str
+
+
+@dataclass(frozen=True)
+class CounterAssigned(Problem):
+    code = Code.BP101
+    effect = Effect.HANG
+    rule = SYNTAX
+    message_format = "the loop's body assigns `{name}`, so its passes are not the ones counted"
+    hint_format = "use another name in the body"
+    name: str
+
+
+@dataclass(frozen=True)
+class EndlessLoop(Problem):
+    code = Code.BP101
+    effect = Effect.HANG
+    rule = SYNTAX
+    message_format = "`{test}` never ends the loop, and some way through its body does not reach `break`"
+    hint_format = "end every path of the body with `break`, or loop over words with `for`"
+    test: str
+
+
+@dataclass(frozen=True)
+class ReadReopened(Problem):
+    code = Code.BP101
+    effect = Effect.HANG
+    rule = SYNTAX
+    message_format = ("`{written}` is opened again on every pass of the loop, so `read` gets the same "
+                      "first line each time and the loop never ends")
+    hint_format = "redirect the whole loop: `while read -r line; do …; done < FILE`"
+    written: str
+
+
+@dataclass(frozen=True)
+class ReadsScript(Problem):
+    code = Code.BP108
+    effect = Effect.EXEC
+    rule = SCRIPT_INPUT
+    message_format = ("`{command}` on line {line} may read standard input; a harness that pipes the "
+                      "script into bash gives it the lines after it, which bash then never runs as checked")
+    hint_format = ("write the whole script on one line (join the lines with `;` or `&&`), or give it its "
+                   "input (`< FILE`); for a harness that runs commands with `bash -c`, set "
+                   "stdin_script = false")
+    command: str
+    line: int
+
+
+@dataclass(frozen=True)
+class LoopOverArguments(Problem):
+    code = Code.BP101
+    rule = SYNTAX
+    message_format = "`for NAME; do` loops over the script's arguments, which the checker cannot see"
+    hint_format = "list the words: for f in a b c; do …; done"
+
+
+@dataclass(frozen=True)
+class LoopMayNotEnd(Problem):
+    code = Code.BP101
+    effect = Effect.HANG
+    rule = SYNTAX
+    message_format = "only `while read …` loops are checked: a loop with another test may never end"
+    hint_format = "read lines: `while read -r line; do …; done < FILE`, or loop over words with `for`"
+
+
+@dataclass(frozen=True)
+class TestsVariableName(Problem):
+    code = Code.BP400
+    effect = Effect.EXEC
+    rule = FLAGS
+    message_format = "`[[ {operator} NAME ]]` evaluates the array subscript in NAME, which can run commands"
+    hint_format = "test files and strings: -f, -d, -n, -z, =="
+    operator: str
+
+
+@dataclass(frozen=True)
+class ArithmeticOperands(Problem):
+    code = Code.BP202
+    rule = EXPANSION
+    message_format = ("`{operator}` inside `[[ ]]` evaluates its operands as arithmetic; a name or "
+                      "expansion there is evaluated as an expression")
+    hint_format = "compare literal numbers, or use `[ A -eq B ]`"
+    operator: str
+
 
 def lines_at_risk(body: List, source: str, policy: Policy) -> set[int]:
     """Indices of the top-level pipelines that have a later line after them: when
@@ -92,8 +197,7 @@ def check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = fr
         for item, op in zip(node.items, node.ops):
             if op == "&":
                 ctx.segment = None
-                ctx.deny(Code.BP102, item.span, "`&` runs the command before it in the background",
-                         "drop the `&`; plan mode runs commands in the foreground only", rule=SYNTAX)
+                ctx.deny(Background(), item.span)
         for k, item in enumerate(node.items):
             check_node(item, ctx, index, fds=descriptors.with_script(fds) if k in at_risk else fds)
         return
@@ -152,15 +256,11 @@ def check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = fr
     elif isinstance(node, ArithFor):
         counted = loops.counting_passes(node)
         if isinstance(counted, str):
-            ctx.deny(Code.BP101, node.span, f"`for (( {node.init}; {node.test}; {node.update} ))`: "
-                     f"{counted}, so the checker cannot see it end",
-                     "count with literal bounds: for ((i = 0; i < 3; i++)), or loop over words",
-                     Effect.HANG, rule=SYNTAX)
+            ctx.deny(UncountedLoop(node.init, node.test, node.update, counted), node.span)
             counted = ("", [])
         name, passes = counted
         if name and name in values.assigned(node.body):
-            ctx.deny(Code.BP101, node.span, f"the loop's body assigns `{name}`, so its passes are not "
-                     "the ones counted", "use another name in the body", Effect.HANG, rule=SYNTAX)
+            ctx.deny(CounterAssigned(name), node.span)
         counts = tuple(Word(str(v), node.span, str(v)) for v in passes)
         with _binding(ctx, (name,) if name else (), shapes.loop_variable(counts), node.span,
                       len(passes)):
@@ -168,10 +268,7 @@ def check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = fr
     elif isinstance(node, While):
         endless = loops.endless_test(node.test, node.until)
         if endless and not loops.always_breaks(node.body):
-            ctx.deny(Code.BP101, node.body.span,
-                     f"`{ctx.source[node.test.span.start:node.test.span.end]}` never ends the loop, and "
-                     "some way through its body does not reach `break`", "end every path of the body "
-                     "with `break`, or loop over words with `for`", Effect.HANG, rule=SYNTAX)
+            ctx.deny(EndlessLoop(ctx.source[node.test.span.start:node.test.span.end]), node.body.span)
         names = () if endless else _read_loop(node, ctx)
         outer, ctx.loop = ctx.loop, node
         try:  # the test runs each time too; an endless loop's body once
@@ -213,11 +310,7 @@ def _check_read_input(node: While, ctx: Context) -> None:
         redirect = origin.redirect if origin is not None else None
         span = redirect.span if redirect is not None else command.span
         ctx.segment = None
-        ctx.deny(Code.BP101, span,
-                 f"`{ctx.source[span.start:span.end]}` is opened again on every pass of the loop, so "
-                 "`read` gets the same first line each time and the loop never ends",
-                 "redirect the whole loop: `while read -r line; do …; done < FILE`", Effect.HANG,
-                 rule=SYNTAX)
+        ctx.deny(ReadReopened(ctx.source[span.start:span.end]), span)
 
 
 def _is_body(node, child) -> bool:
@@ -247,14 +340,7 @@ def _check_command(node: Command, ctx: Context, fds: descriptors.Table) -> None:
     origin = fds.get(0)
     if origin is not None and origin.is_script and ctx.reads_stdin and node.words:
         line = ctx.source.count("\n", 0, node.span.start) + 1
-        ctx.deny(Code.BP108, node.words[0].span,
-                 f"`{ctx.source[node.span.start:node.span.end]}` on line {line} may read standard "
-                 "input; a harness that pipes the script into bash gives it the lines after it, "
-                 "which bash then never runs as checked",
-                 "write the whole script on one line (join the lines with `;` or `&&`), or "
-                 "give it its input (`< FILE`); for a harness that runs commands with "
-                 "`bash -c`, set stdin_script = false",
-                 Effect.EXEC, rule=SCRIPT_INPUT)
+        ctx.deny(ReadsScript(ctx.source[node.span.start:node.span.end], line), node.words[0].span)
 
 
 class _binding:
@@ -266,10 +352,7 @@ class _binding:
         self.ctx, self.names, self.shape, self.runs = ctx, tuple(names), shape, runs
         for name in self.names:
             if not shapes.local_name(name):
-                ctx.deny(Code.BP600, span,
-                         f"the loop assigns `{name}`, which may be a variable the harness exported: "
-                         "every program after it would run with the loop's value",
-                         "name the loop variable in lower case, e.g. `for f in …`", rule=ASSIGNMENT)
+                ctx.deny(LoopAssignsExported(name), span)
 
     def __enter__(self):
         self.saved_repeats = self.ctx.repeats
@@ -293,8 +376,7 @@ def _check_loop_words(node: For, ctx: Context) -> None:
     values become the variable's, judged where it is used); brace expansion and
     `$'…'` stay denied."""
     if node.words is None:
-        ctx.deny(Code.BP101, node.span, "`for NAME; do` loops over the script's arguments, which "
-                 "the checker cannot see", "list the words: for f in a b c; do …; done", rule=SYNTAX)
+        ctx.deny(LoopOverArguments(), node.span)
         return
     for word in node.words:
         if word.value is None and not shapes.unknown_kinds_allowed(word):
@@ -307,10 +389,7 @@ def _read_loop(node: While, ctx: Context) -> tuple[str, ...]:
     command = items[0].commands[0] if len(items) == 1 and len(items[0].commands) == 1 else None
     if node.until or not isinstance(command, Command) or not command.words \
             or command.words[0].value != "read" or items[0].negated:
-        ctx.deny(Code.BP101, node.test.span,
-                 "only `while read …` loops are checked: a loop with another test may never end",
-                 "read lines: `while read -r line; do …; done < FILE`, or loop over words with `for`",
-                 Effect.HANG, rule=SYNTAX)
+        ctx.deny(LoopMayNotEnd(), node.test.span)
         return ()
     # Every identifier-like word, option values included: binding one too many is harmless.
     return tuple(w.value for w in command.words[1:]
@@ -327,16 +406,11 @@ def _check_cond(node: Cond, ctx: Context) -> None:
     words = node.words
     for k, word in enumerate(words):
         if word.value in ("-v", "-R"):
-            ctx.deny(Code.BP400, word.span, f"`[[ {word.value} NAME ]]` evaluates the array subscript "
-                     "in NAME, which can run commands", "test files and strings: -f, -d, -n, -z, ==",
-                     Effect.EXEC, rule=FLAGS)
+            ctx.deny(TestsVariableName(word.value), word.span)
         elif word.value in _ARITHMETIC_TESTS:
             for operand in (words[k - 1] if k else None, words[k + 1] if k + 1 < len(words) else None):
                 if operand is None or not (operand.value and _SIGNED_NUMBER.fullmatch(operand.value)):
-                    ctx.deny(Code.BP202, (operand or word).span,
-                             f"`{word.value}` inside `[[ ]]` evaluates its operands as arithmetic; a "
-                             "name or expansion there is evaluated as an expression",
-                             "compare literal numbers, or use `[ A -eq B ]`", rule=EXPANSION)
+                    ctx.deny(ArithmeticOperands(word.value), (operand or word).span)
                     break
         elif word.value is None and not shapes.unknown_kinds_allowed(word):
             ctx.deny_word(word, "inside [[ ]]")
@@ -361,9 +435,7 @@ def check_segment(segment: Command, ctx: Context) -> None:
         ctx.rule = outer
     if not segment.words:
         if any(not values.tracked(a.name) for a in segment.assignments):
-            ctx.deny(Code.BP303, segment.span,
-                     "an assignment without a command changes the shell for every later command",
-                     "drop the assignment", rule=ASSIGNMENT)
+            ctx.deny(BareAssignment(), segment.span)
         return
     argv.check_argv(segment.words, ctx)
 
