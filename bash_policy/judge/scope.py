@@ -29,6 +29,7 @@ SCOPE = engine_rule("scope", """With `scope_roots` set: paths outside those dire
 @dataclass(frozen=True)
 class UnderHome(Problem):
     code = Code.BP602
+    rule = SCOPE
     message_format = "`{word.text}` is under a home directory, outside the scope roots"
     hint_format = "read files inside the project"
     word: Word
@@ -37,6 +38,7 @@ class UnderHome(Problem):
 @dataclass(frozen=True)
 class RelativeToUnknown(Problem):
     code = Code.BP602
+    rule = SCOPE
     message_format = "`{word.text}` is relative to a directory the checker cannot resolve"
     hint_format = "use a path inside the project"
     word: Word
@@ -45,6 +47,7 @@ class RelativeToUnknown(Problem):
 @dataclass(frozen=True)
 class OutsideScope(Problem):
     code = Code.BP602
+    rule = SCOPE
     message_format = "`{word.text}` resolves to {path}, outside the scope roots ({roots})"
     hint_format = "read files inside the project, or add the directory to scope_roots"
     word: Word

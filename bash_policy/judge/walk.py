@@ -40,7 +40,7 @@ from .expansions import EXPANSION
 from .policy import Policy
 from .problems import Problem
 from .rules import engine_rule
-from .scope import SCOPE, check_scope
+from .scope import check_scope
 
 SYNTAX = engine_rule("syntax", """Text that does not parse, or constructs outside what the checker models.
     What the checker cannot read exactly, it cannot judge; nor substitutions
@@ -430,9 +430,7 @@ def check_segment(segment: Command, ctx: Context) -> None:
         else:
             assignments.check_assignment(assignment, ctx)
     if ctx.policy.scope_roots:
-        outer, ctx.rule = ctx.rule, SCOPE
         check_scope(segment, ctx)
-        ctx.rule = outer
     if not segment.words:
         if any(not values.tracked(a.name) for a in segment.assignments):
             ctx.deny(BareAssignment(), segment.span)
