@@ -685,6 +685,7 @@ def cmd_serve(args) -> int:
 
 
 def cmd_run(args) -> int:
+    _standard_streams_open()
     from .integrations.runner import (
         DEFAULT_MAX_OUTPUT,
         DEFAULT_TIMEOUT,
@@ -729,10 +730,24 @@ def cmd_run(args) -> int:
     return 128 - code if code < 0 else code
 
 
+def _standard_streams_open() -> None:
+    """Give /dev/null to a closed standard descriptor, before anything opens
+    a pipe that would take its number (and then be written to as fd 1 or 2)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+
+
 def cmd_confine(args) -> int:
     from . import confine
     from .integrations.runner import DENIED_EXIT, TIMEOUT_EXIT
 
+    _standard_streams_open()
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
     if not argv:
         raise UsageError("bash-policy confine", "no program given (bash-policy confine -- PROGRAM ...)")
