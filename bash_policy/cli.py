@@ -136,6 +136,9 @@ def build_parser(wanted: str | None = None) -> Parser:
                         "$GEMINI_PLANS_DIR/*.md)")
     p.add_argument("--way-out", metavar="TEXT", help="how the user leaves plan mode, named in "
                                                      "every denial")
+    p.add_argument("--no-confine", action="store_true",
+                   help="do not rewrite allowed commands to run under `bash-policy run`: they "
+                        "run in the client's own shell, judged for that shell")
     p.add_argument("--print-config", action="store_true",
                    help="print the settings snippet that installs this hook")
 
@@ -311,7 +314,8 @@ def cmd_hook(args) -> int:
 
     harness = HARNESSES[args.harness]
     opts = adapters.Options(always=args.always, allow_readonly=args.allow_readonly,
-                            plan_files=args.plan_file, way_out=args.way_out, config=args.config)
+                            plan_files=args.plan_file, way_out=args.way_out, config=args.config,
+                            confine=not args.no_confine)
     if args.print_config:  # the hook runs in the client's directory: name the config absolutely
         opts.config = os.path.abspath(opts.config) if opts.config else None
         _emit(adapters.settings_snippet(harness, opts))

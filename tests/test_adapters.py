@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from client_support import write_snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -39,22 +40,43 @@ def event(harness: str, name: str, **changes) -> str:
     return json.dumps(data)
 
 
+@pytest.fixture(autouse=True)
+def claude_home(tmp_path, monkeypatch):
+    """A HOME with a plain shell snapshot of this session (no functions or
+    aliases), as Claude Code keeps it: calls the hook does not rewrite are
+    judged for that shell (tests/test_client_shell.py covers its contents)."""
+    home = tmp_path / "claude-home"
+    write_snapshot(home)
+    monkeypatch.setitem(CLAUDE_ENV, "HOME", str(home))
+    return home
+
+
+CLAUDE_ENV: dict[str, str] = {}  # the environment a Claude Code hook gets: the HOME above
+
+
 def claude(raw, opts=PLAN, env=None):
-    """(action, reason) of a Claude Code answer, or None for no opinion."""
-    outcome = handle(CLAUDE_CODE, raw, opts, env or {})
+    """(action, reason) of a Claude Code answer, or None for no opinion;
+    ("rewrite", command) for an allow that runs another command."""
+    outcome = handle(CLAUDE_CODE, raw, opts, dict(CLAUDE_ENV) if env is None else env)
     assert outcome.exit_code == 0 and outcome.stderr == "", outcome
     if not outcome.stdout:
         return None
     out = json.loads(outcome.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "PreToolUse"
+    if "updatedInput" in out:
+        assert out["permissionDecision"] == "allow"
+        return "rewrite", out["updatedInput"]["command"]
     return out["permissionDecision"], out["permissionDecisionReason"]
 
 
 def gemini(raw, opts=None, env=None):
+    """As `claude`, for Gemini CLI."""
     opts = Options() if opts is None else opts
     outcome = handle(GEMINI, raw, opts, {"GEMINI_PLANS_DIR": GEMINI_PLANS} if env is None else env)
     assert outcome.exit_code == 0 and outcome.stderr == "", outcome
     body = json.loads(outcome.stdout)
+    if "hookSpecificOutput" in body:
+        return "rewrite", body["hookSpecificOutput"]["tool_input"]["command"]
     return (body["decision"], body["reason"]) if body else None
 
 
@@ -97,6 +119,8 @@ def test_always_enforces_outside_plan_mode():
 
 def test_allow_readonly_skips_the_prompt_for_allowed_commands_only():
     assert claude(fixture("claude-code", "bash_readonly"), Options(allow_readonly=True))[0] == "allow"
+    assert gemini(fixture("gemini", "shell_readonly"),
+                  Options(allow_readonly=True, confine=False))[0] == "allow"
     # Never for writes, even to the plan file: Claude Code rules those itself.
     assert claude(fixture("claude-code", "write_plan"),
                   Options(plan_files=[".plans/*.md"], allow_readonly=True)) is None
@@ -145,8 +169,8 @@ def test_gemini_plan_files_are_its_plans_directory():
 
 
 @pytest.mark.parametrize("name,expected", [
-    ("shell_readonly", None),
-    ("shell_dir_path", None),
+    ("shell_readonly", "rewrite"),
+    ("shell_dir_path", "rewrite"),
     ("shell_denied", "deny"),
     ("write_file_source", "deny"),
     ("replace_source", "deny"),
@@ -154,10 +178,6 @@ def test_gemini_plan_files_are_its_plans_directory():
 def test_gemini_fixtures(name, expected):
     decision = gemini(fixture("gemini", name))
     assert (decision and decision[0]) == expected
-
-
-def test_gemini_allow_readonly_allows():
-    assert gemini(fixture("gemini", "shell_readonly"), Options(allow_readonly=True))[0] == "allow"
 
 
 @pytest.mark.parametrize("harness,raw,env,names,not_named", [

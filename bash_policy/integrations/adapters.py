@@ -7,12 +7,20 @@ Claude Code any other failure, such as 127 for a missing executable) lets
 the call go ahead.  So every failure here, whatever its cause, ends in exit
 2, and the settings snippet adds `|| exit 2` for failures before Python runs.
 What each client calls things comes from its record in harnesses.py.
+
+An allowed shell command is rewritten, where the client lets a hook do it,
+to the same command under `bash-policy run` (wrapping.py): it then runs in a
+clean, hardened, confined bash whatever shell the client pastes it into.
+Where it is not rewritten (--no-confine, a session whose own permission
+rules the rewrite would hide, Claude Code's newer plan mode), it runs in the
+client's own shell and is judged for that shell (profiles/).
 Contracts: https://code.claude.com/docs/en/hooks (PreToolUse decision
 control) and https://geminicli.com/docs/hooks/reference (BeforeTool).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -42,6 +50,7 @@ class Options:
     plan_files: list[str] = field(default_factory=list)
     way_out: str | None = None
     config: str | None = None
+    confine: bool = True  # rewrite allowed commands to run under `bash-policy run`
 
 
 @dataclass(frozen=True)
@@ -102,16 +111,30 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
         return _no_opinion(harness)
     cwd = os.path.abspath(_text(event.get("cwd") or os.getcwd(), "the event's cwd"))
     plan_files = tuple(opts.plan_files) or harness.plan_files(event, env)
+    subject = _text(event["tool_input"].get(key), f"{tool}: tool_input.{key}", path=permission == "edit")
+    policy = _policy(opts, cwd)
+    rewrite = opts.confine and harness.rewrite is not None and permission == "shell" \
+        and harness.rewrite_refused(event, env, own_plan_mode) is None
+    if permission == "shell" and not rewrite and harness.profile is not None:
+        # It runs in the client's own shell: judge it for that shell.
+        from .profiles import load_profile, shell_state
+
+        state = shell_state(load_profile(harness.profile), event, env, subject)
+        policy = dataclasses.replace(policy, shell=state)
     gate = PlanGate(
         plan_files=plan_files,
         way_out=opts.way_out or harness.way_out(env, own_plan_mode),
         root=cwd,
-        policy=_policy(opts, cwd),
+        policy=policy,
         state=PLANNING,
     )
-    subject = _text(event["tool_input"].get(key), f"{tool}: tool_input.{key}", path=permission == "edit")
     if permission == "shell":
         decision = gate.decide("shell", subject, cwd=_shell_directory(harness, event, cwd))
+        if decision.action == ALLOW and rewrite:
+            assert harness.rewrite is not None
+            return Outcome(0, json.dumps(harness.rewrite(
+                event["tool_input"], _wrapped(harness, event, env, subject, opts),
+                "read-only command (bash-policy); it runs under bash-policy run")) + "\n")
         if decision.action == ALLOW and opts.allow_readonly:
             return _answer(harness, ALLOW, "read-only command (bash-policy)")
     else:
@@ -123,6 +146,32 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
         reason += (f"\n(bash-policy knows no plan file for this {harness.client} session; "
                    "the hook's --plan-file GLOB names one)")
     return _answer(harness, DENY, f"{DECISION_NOTE}\n{reason}")
+
+
+def _wrapped(harness: Harness, event: dict, env: Mapping[str, str], command: str,
+             opts: Options) -> str:
+    """`command` under `bash-policy run`, with a timeout that ends before the
+    client's own (which, for Claude Code, moves the command to the background
+    instead of killing it)."""
+    from .profiles import load_profile
+    from .wrapping import run_command
+
+    timeout = None
+    rewrite = load_profile(harness.profile).rewrite if harness.profile else {}
+    if "timeout_key" in rewrite:
+        given = event["tool_input"].get(rewrite["timeout_key"])
+        if not isinstance(given, (int, float)) or isinstance(given, bool) or given <= 0:
+            given = _number(env.get(rewrite.get("timeout_env", ""), "")) or rewrite["timeout_default"]
+        timeout = max(1.0, given * rewrite["timeout_unit"] - rewrite.get("timeout_margin", 0))
+    return run_command(command, executable=executable(), config=opts.config, timeout=timeout)
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value > 0 else None
 
 
 def _shell_directory(harness: Harness, event: dict, cwd: str) -> str:
@@ -170,7 +219,8 @@ def executable() -> str:
 def option_words(opts: Options) -> list[str]:
     """`opts` as command-line words, for the snippet."""
     words = [flag for flag, on in (("--always", opts.always),
-                                   ("--allow-readonly", opts.allow_readonly)) if on]
+                                   ("--allow-readonly", opts.allow_readonly),
+                                   ("--no-confine", not opts.confine)) if on]
     for glob in opts.plan_files:
         words += ["--plan-file", glob]
     for flag, value in (("--way-out", opts.way_out), ("--config", opts.config)):

@@ -7,6 +7,10 @@ written, what the settings snippet holds, which files a plan may be written
 to and how the user leaves plan mode.  The hook adapter and the gate's tool
 table both read these records; nothing branches on which client it is.
 
+A harness that can rewrite a call also says how (`rewrite`) and when it
+must not (`rewrite_refused`); `profile` names how the client runs a shell
+command (profiles/NAME.toml), for calls that run in the client's own shell.
+
 Facts checked against the clients' hook references and by running them
 (tests/e2e): Claude Code 2.1.197 and 2.1.332, Gemini CLI 0.61.0.
 """
@@ -18,6 +22,9 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from . import client_rules
+from .profiles import client_version, load_profile
 
 # tool name -> (gate permission, the tool_input key naming its subject)
 ToolTable = Mapping[str, tuple[str, "str | None"]]
@@ -36,6 +43,12 @@ class Harness:
     hook_fields: Mapping[str, Any]  # extra keys of the snippet's hook entry
     plan_files: Callable[[Mapping[str, Any], Mapping[str, str]], tuple[str, ...]]  # (event, env)
     way_out: Callable[[Mapping[str, str], bool], str]  # (env, plan mode is the client's own)
+    # (tool_input, new command, reason) -> the answer that runs the new command instead
+    rewrite: Callable[[Mapping[str, Any], str, str], dict[str, Any]] | None = None
+    # (event, env, plan mode is the client's own) -> why this call must not be rewritten, or None
+    rewrite_refused: Callable[[Mapping[str, Any], Mapping[str, str], bool], str | None] = \
+        lambda event, env, own: None
+    profile: str | None = None  # its execution profile: profiles/NAME.toml
 
     @property
     def gated(self) -> tuple[str, ...]:
@@ -82,6 +95,42 @@ def _claude_way_out(env: Mapping[str, str], own_plan_mode: bool) -> str:
     return "approve the plan via ExitPlanMode, or press Shift+Tab to switch out of plan mode"
 
 
+def _claude_rewrite(tool_input: Mapping[str, Any], command: str, reason: str) -> dict[str, Any]:
+    """`allow` with updatedInput: updatedInput alone sends the rewritten text
+    through Claude Code's own permission check, which knows nothing of
+    bash-policy and asks for every call ("This command requires approval"
+    in -p), and `ask` prompts for every call (tests/e2e)."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                   "permissionDecisionReason": reason,
+                                   "updatedInput": {**tool_input, "command": command}}}
+
+
+def _claude_rewrite_refused(event: Mapping[str, Any], env: Mapping[str, str],
+                            own_plan_mode: bool) -> str | None:
+    """From some version on, Claude Code's own plan mode holds every call it
+    cannot see to be read-only, a hook's allow included, and hands it to its
+    server-side classifier or asks the user: a rewritten command would never
+    just run (2.1.332; 2.1.197 runs it).  There the command is not rewritten
+    and runs in Claude Code's shell, judged by its profile."""
+    if own_plan_mode:
+        profile = load_profile("claude-code")
+        version = client_version(profile, env)
+        newest = profile.rewrite_in_plan_mode_up_to
+        if version is None or newest is None or version > newest:
+            shown = ".".join(map(str, version)) if version else "of an unknown version"
+            return (f"Claude Code {shown} holds, in its own plan mode, every command it cannot "
+                    "see to be read-only")
+    return client_rules.claude_code(event, env)
+
+
+def _gemini_rewrite(tool_input: Mapping[str, Any], command: str, reason: str) -> dict[str, Any]:
+    """BeforeTool's hookSpecificOutput.tool_input replaces the call's input
+    before Gemini CLI's policy check, which then judges the new command
+    (0.61.0: evaluateBeforeToolHook, then checkPolicy)."""
+    return {"hookSpecificOutput": {"hookEventName": "BeforeTool",
+                                   "tool_input": {**tool_input, "command": command}}}
+
+
 def _gemini_plan_files(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
     """Gemini CLI's plans directory for this session, which it passes to
     hooks as $GEMINI_PLANS_DIR (its own plan mode writes plans there)."""
@@ -117,6 +166,9 @@ CLAUDE_CODE = Harness(
     hook_fields={},
     plan_files=_claude_plan_file,
     way_out=_claude_way_out,
+    rewrite=_claude_rewrite,
+    rewrite_refused=_claude_rewrite_refused,
+    profile="claude-code",
 )
 
 GEMINI = Harness(
@@ -141,6 +193,9 @@ GEMINI = Harness(
     hook_fields={"name": "bash-policy", "timeout": 10000},
     plan_files=_gemini_plan_files,
     way_out=_gemini_way_out,
+    rewrite=_gemini_rewrite,
+    rewrite_refused=lambda event, env, own: client_rules.gemini(event, env),
+    profile="gemini",
 )
 
 HARNESSES: dict[str, Harness] = {h.name: h for h in (CLAUDE_CODE, GEMINI)}

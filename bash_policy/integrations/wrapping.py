@@ -14,12 +14,16 @@ from __future__ import annotations
 import shlex
 
 
-def run_command(command: str, *, executable: str, config: str | None = None) -> str:
+def run_command(command: str, *, executable: str, config: str | None = None,
+                timeout: float | None = None) -> str:
     """`command` wrapped in `bash-policy run`.  `executable` is shell text
     naming bash-policy (adapters.executable(): an absolute path, already
     quoted); `config`, when given, is the file the hook was told to use, so
-    that `run` judges by the same policy as the hook did."""
+    that `run` judges by the same policy as the hook did; `timeout` (seconds)
+    replaces run's own, to end before the client's."""
     words = ["run"]
     if config is not None:
         words += ["--config", config]
+    if timeout is not None:
+        words += ["--timeout", f"{timeout:g}"]
     return f"{executable} {shlex.join([*words, '--', command])}"
