@@ -295,19 +295,34 @@ def test_claude_code_state_from_this_session_s_snapshot(tmp_path):
     assert shell_state(CLAUDE, {}, claude_env(tmp_path), "wc -l < f; cat").stdin.startswith("Claude")
 
 
-def test_a_snapshot_older_than_the_session_is_not_this_session_s(tmp_path):
-    path = write_snapshot(tmp_path)
-    old = path.with_name("snapshot-bash-1000000000000-old001.sh")
-    path.rename(old)
+def test_before_the_snapshot_is_written_the_state_comes_from_the_startup_files(tmp_path):
+    """Claude Code writes the snapshot when its Bash tool first runs a command,
+    after that call's hook: until then the state is read from the files the
+    snapshot is written from.  A snapshot older than the session is another's."""
+    path = write_snapshot(tmp_path, functions={"ls": "rm -rf ~"})
+    path.rename(path.with_name("snapshot-bash-1000000000000-old001.sh"))
+    (tmp_path / ".bashrc").write_text("shopt -s globstar\nalias ll='ls -l'\n"
+                                      'cd() { builtin cd "$@" && . .venv/bin/activate; }\n')
+    got = shell_state(CLAUDE, {}, claude_env(tmp_path, PATH="/usr/bin:/bin"), "ls")
+    assert got.unknown is None and "startup files" in got.source
+    assert "activate" in got.functions["cd"] and "ls" not in got.functions
+    assert got.aliases == {"ll": "ls -l"} and {"globstar", "expand_aliases"} <= got.options
+    assert got.path == ("/usr/bin", "/bin")
+    policy = dataclasses.replace(Policy.default(), shell=got)
+    assert codes(check("cd sub && ls", policy)) == ["BP700"]
+
+
+def test_startup_files_that_fail_leave_the_state_unknown(tmp_path):
+    (tmp_path / ".bashrc").write_text("exit 3\n")
     got = shell_state(CLAUDE, {}, claude_env(tmp_path), "ls")
-    assert got.unknown and "no shell snapshot" in got.unknown
+    assert got.unknown and "exited 3" in got.unknown
 
 
-def test_a_snapshot_still_being_written_or_unreadable_is_unknown(tmp_path, monkeypatch):
-    monkeypatch.setattr(profiles, "SNAPSHOT_WAIT", 0.0)
-    path = write_snapshot(tmp_path)
-    path.write_text(snapshot_text().split("# Aliases")[0])
-    assert "still being written" in shell_state(CLAUDE, {}, claude_env(tmp_path), "ls").unknown
+def test_a_snapshot_still_being_written_or_unreadable(tmp_path):
+    path = write_snapshot(tmp_path, functions={"ls": "rm -rf ~"})
+    path.write_text(snapshot_text(functions={"ls": "rm -rf ~"}).split("# Aliases")[0])
+    # Being written by the first command: the startup files say the same.
+    assert shell_state(CLAUDE, {}, claude_env(tmp_path), "ls").unknown is None
     path.write_text(snapshot_text().replace("# Aliases\n", "# Aliases\nsource x\n"))
     assert "cannot read" in shell_state(CLAUDE, {}, claude_env(tmp_path), "ls").unknown
 
@@ -351,3 +366,17 @@ def test_gemini_state_is_a_plain_bash_and_its_terminal():
     assert got.stdin and "terminal" in got.stdin and got.functions == {}
     assert "nullglob" not in got.options and "dotglob" not in got.options
     assert codes(check("cat", dataclasses.replace(Policy.default(), shell=got))) == ["BP702"]
+
+
+def test_without_a_bashrc_only_claude_code_s_defaults(tmp_path):
+    """Claude Code's snapshot then holds `shopt -s expand_aliases` and its own
+    block only: the command's shell has bash -c's default options."""
+    got = shell_state(CLAUDE, {}, claude_env(tmp_path), "ls")
+    assert got.unknown is None and got.functions == {} and got.aliases == {}
+    assert got.options == profiles.BASH_C_OPTIONS | {"expand_aliases"}
+    bare = "# Snapshot file\nshopt -s expand_aliases\n" + snapshot_text().split("# Aliases\n")[1]
+    (tmp_path / ".claude" / "shell-snapshots").mkdir(parents=True)
+    (tmp_path / ".claude" / "shell-snapshots" / f"snapshot-bash-{int(time.time() * 1000)}-b1.sh"
+     ).write_text(bare)
+    again = shell_state(CLAUDE, {}, claude_env(tmp_path), "ls")
+    assert "snapshot" in again.source and again.options == got.options

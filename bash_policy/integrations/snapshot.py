@@ -17,14 +17,24 @@ only in the shapes Claude Code writes (2.1.197 and 2.1.332):
 Any other line outside Claude Code's own block is an error: a state read in
 part would let a function through unseen.  The file is complete once its
 last line sets PATH (Claude Code writes it last).
+
+Claude Code writes the snapshot when its Bash tool first runs a command,
+after that call's PreToolUse hook (2.1.197 and 2.1.332: the hook of the
+first call never finds it, and denying that call would leave every later
+one without a snapshot too).  Until it exists, `login_state` computes the
+same state the way Claude Code is about to: a login bash that sources
+~/.bashrc, printing what it holds in the snapshot's own shapes.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import os
 import re
 import shlex
+import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 _HEADER = {"# Snapshot file", "# Unset all aliases to avoid conflicts with functions",
@@ -165,3 +175,55 @@ def parse(text: str, path: str) -> Snapshot:
         else:
             raise SnapshotError(f"line {number}: {line[:80]!r} is not a line Claude Code writes")
     return snap
+
+
+# Prints a login shell's state in the snapshot's shapes.  Like Claude Code it
+# sources ~/.bashrc with stdin closed, leaves out functions named with a single
+# leading underscore (completion functions), which it does not replay, and
+# turns expand_aliases on, as its snapshot does; PATH is the client's own.
+_DUMP = r"""
+[ -f "$HOME/.bashrc" ] && source "$HOME/.bashrc" < /dev/null
+echo '# Shopt'
+shopt -p
+echo '# Functions'
+declare -F | while builtin read -r _ _ __bp_name; do
+  [[ "$__bp_name" == _[!_]* ]] && continue
+  builtin printf 'eval %q > /dev/null 2>&1\n' "$(declare -f -- "$__bp_name")"
+done
+echo '# Shell Options'
+set -o | while builtin read -r __bp_option __bp_state; do
+  [ "$__bp_state" = on ] && builtin printf 'set -o %s\n' "$__bp_option"
+done
+echo 'shopt -s expand_aliases'
+echo '# Aliases'
+alias -p | while builtin read -r __bp_line; do builtin printf 'alias -- %s\n' "${__bp_line#alias }"; done
+builtin printf 'export PATH=%q\n' "$PATH"
+"""
+
+
+def login_state(bash: str, env: Mapping[str, str], cwd: str | None, timeout: float = 10.0) -> Snapshot:
+    """The state a login bash with the user's ~/.bashrc holds, read as a snapshot.
+    Runs the user's own startup files (which the client runs a moment later
+    for its snapshot), never a repository's; SnapshotError if it fails.
+    Without a ~/.bashrc Claude Code writes only `shopt -s expand_aliases` and
+    its own block (2.1.197 and 2.1.332), and so does this."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    if not os.path.isfile(os.path.join(home, ".bashrc")):
+        bare = Snapshot("Claude Code's defaults (there is no ~/.bashrc)", {"expand_aliases": True},
+                        complete=True)
+        bare.path_entries = tuple(env.get("PATH", os.defpath).split(":"))
+        return bare
+    try:
+        done = subprocess.run([bash, "-c", "-l", _DUMP], env=dict(env),
+                              cwd=cwd if cwd and os.path.isdir(cwd) else None,
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,
+                              start_new_session=True)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SnapshotError(f"the login shell did not run ({error})") from None
+    text = done.stdout.decode("utf-8", "replace")
+    start = text.find("# Shopt\n")  # what startup files print themselves comes first
+    if done.returncode != 0 or start < 0:
+        raise SnapshotError(f"the login shell exited {done.returncode}")
+    state = parse(text[start:], "your shell's startup files")
+    state.path_entries = tuple(env.get("PATH", os.defpath).split(":"))
+    return state

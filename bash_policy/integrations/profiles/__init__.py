@@ -17,8 +17,8 @@ import functools
 import glob
 import os
 import re
+import shutil
 import sys
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +26,7 @@ from typing import Any
 
 from ...judge.client_shell import ShellState, Walk
 from .. import processes
-from ..snapshot import Snapshot, SnapshotError, parse
+from ..snapshot import Snapshot, SnapshotError, login_state, parse
 
 PROFILE_DIR = Path(__file__).parent
 # bash 5.2's options when it runs `bash -c` with no startup file (non-login,
@@ -36,9 +36,6 @@ BASH_C_OPTIONS = frozenset({
     "globasciiranges", "globskipdots", "hostcomplete", "interactive_comments",
     "patsub_replacement", "progcomp", "promptvars", "sourcepath", "braceexpand", "hashall",
     "interactive-comments"})
-# How long a hook waits for Claude Code to finish writing its snapshot at
-# start-up (its Bash tool waits for it too), in seconds.
-SNAPSHOT_WAIT = 10.0
 
 
 @dataclass(frozen=True)
@@ -97,7 +94,8 @@ def shell_state(profile: Profile, event: Mapping[str, Any], env: Mapping[str, st
                 hangs=profile.shell.get("hangs"))
     unknown = _environment_unknown(env)
     if profile.name == "claude-code":
-        state = _claude_code(profile, env, command, base)
+        cwd = event.get("cwd")
+        state = _claude_code(profile, env, cwd if isinstance(cwd, str) else None, command, base)
     else:
         state = _plain_bash(profile, event, env, base)
     options = set(state.options) | _environment_options(env)
@@ -145,7 +143,7 @@ def _exported_functions(env: Mapping[str, str]) -> dict[str, str]:
 
 # -- Claude Code ----------------------------------------------------------------------------
 
-def _claude_code(profile: Profile, env: Mapping[str, str], command: str,
+def _claude_code(profile: Profile, env: Mapping[str, str], cwd: str | None, command: str,
                  base: dict[str, Any]) -> ShellState:
     shell = profile.shell
     stdin = shell["stdin_open"] if shell.get("stdin_when", "<") in command else None
@@ -155,27 +153,42 @@ def _claude_code(profile: Profile, env: Mapping[str, str], command: str,
                           unknown=f"it runs commands with {os.path.basename(chosen)}, which "
                                   "bash-policy does not model")
     config = env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME") or "~", ".claude")
-    snapshots, why = find_snapshots(os.path.join(os.path.expanduser(config), shell["snapshot_dir"]),
-                                    shell["snapshot_glob"], env)
-    if not snapshots:
+    snapshots, why, broken = find_snapshots(os.path.join(os.path.expanduser(config),
+                                                         shell["snapshot_dir"]), shell["snapshot_glob"], env)
+    if snapshots:
+        merged, unknown_names = merge(snapshots)
+        source = "its shell snapshot " + " and ".join(_home_relative(s.path, env) for s in snapshots)
+    elif broken:
         return ShellState(**base, source="its shell snapshot", stdin=stdin, unknown=why)
-    merged, unknown_names = merge(snapshots)
-    options = {name for name, on in merged.options.items() if on}
+    else:
+        # Not written yet (it is, when the Bash tool first runs a command): read
+        # the same state from the startup files it is written from.
+        bash = chosen if os.path.isabs(chosen) else shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
+        login_env = {**env, "SHELL": bash, "GIT_EDITOR": "true", "CLAUDECODE": "1"}
+        try:
+            merged, unknown_names = login_state(bash, login_env, cwd), {}
+        except SnapshotError as error:
+            return ShellState(**base, source="your shell's startup files", stdin=stdin,
+                              unknown=f"{why}, and {error}")
+        source = "your shell's startup files (read as it will read them for this session's snapshot)"
+    # The command's shell starts with bash -c's defaults; the snapshot's lines set the rest.
+    options = set(BASH_C_OPTIONS)
+    options |= {name for name, on in merged.options.items() if on}
+    options -= {name for name, on in merged.options.items() if not on}
     options -= set(shell.get("options_off", ()))
     unshadowed = set(shell.get("unshadowed", ()))
     # Claude Code's own block comes last: its functions replace the user's and
     # it unaliases their names; the wrapper then unshadows a few more.
-    own = set(merged.client_functions)
+    own = set(merged.client_functions) | set(profile.replacements)
     functions = {n: b for n, b in merged.functions.items() if n not in own | unshadowed}
     aliases = {n: v for n, v in merged.aliases.items() if n not in own | unshadowed}
     for name in own - set(profile.replacements) - unshadowed:
         unknown_names[name] = f"{profile.client} defines {name} itself, as bash-policy does not know"
     for name in unshadowed:
         unknown_names.pop(name, None)
-    source = " and ".join(_home_relative(s.path, env) for s in snapshots)
-    return ShellState(**base, source=f"its shell snapshot {source}", functions=functions,
-                      aliases=aliases, options=frozenset(options), stdin=stdin,
-                      unknown_names=unknown_names, path=tuple(merged.path_entries or ()))
+    return ShellState(**base, source=source, functions=functions, aliases=aliases,
+                      options=frozenset(options), stdin=stdin, unknown_names=unknown_names,
+                      path=tuple(merged.path_entries or ()))
 
 
 def _home_relative(path: str, env: Mapping[str, str]) -> str:
@@ -183,27 +196,21 @@ def _home_relative(path: str, env: Mapping[str, str]) -> str:
     return "~" + path[len(home):] if home and path.startswith(home + "/") else path
 
 
-def find_snapshots(directory: str, pattern: str, env: Mapping[str, str]) -> tuple[list[Snapshot], str]:
+def find_snapshots(directory: str, pattern: str,
+                   env: Mapping[str, str]) -> tuple[list[Snapshot], str, bool]:
     """The snapshots that may be this session's: written since the Claude Code
     process started (their names hold the time in milliseconds).  Several
     sessions started together may leave several: all are returned, and the
-    state is their union.  In a Claude Code session's first SNAPSHOT_WAIT
-    seconds, waits for one still being written (the first tool call can come
-    before it is: seen with 2.1.332 -p).
-    Returns ([], why) when none can be read."""
+    state is their union.  Returns ([], why, broken) when none can be used:
+    `broken` when one exists that cannot be read (not one still being
+    written, nor none yet)."""
     process = processes.client_process(env, "CLAUDE_PID")
     started = processes.started_at(process) if process else None
-    young = (env.get("CLAUDECODE") == "1" and started is not None
-             and time.time() - started < SNAPSHOT_WAIT)  # Claude Code sets CLAUDECODE for hooks
-    deadline = time.monotonic() + (SNAPSHOT_WAIT if young else 0.0)
-    while True:
-        found, why = _read_snapshots(directory, pattern, started)
-        if found or time.monotonic() >= deadline:
-            return found, why
-        time.sleep(0.05)
+    return _read_snapshots(directory, pattern, started)
 
 
-def _read_snapshots(directory: str, pattern: str, started: float | None) -> tuple[list[Snapshot], str]:
+def _read_snapshots(directory: str, pattern: str,
+                    started: float | None) -> tuple[list[Snapshot], str, bool]:
     candidates = []
     for path in sorted(glob.glob(os.path.join(directory, pattern))):
         stamp = re.search(r"-(\d{13})-", os.path.basename(path))
@@ -212,22 +219,22 @@ def _read_snapshots(directory: str, pattern: str, started: float | None) -> tupl
             continue
         candidates.append(path)
     if not candidates:
-        return [], (f"no shell snapshot of this session is in {directory} (Claude Code writes it "
-                    "at start-up and removes it at the end)")
+        return [], (f"no shell snapshot of this session is in {directory} yet (Claude Code writes "
+                    "it when its Bash tool first runs a command, and removes it at the end)"), False
     snapshots = []
     for path in candidates:
         try:
             with open(path, encoding="utf-8") as handle:
                 text = handle.read()
         except (OSError, UnicodeDecodeError) as error:
-            return [], f"its shell snapshot {path} cannot be read ({error})"
+            return [], f"its shell snapshot {path} cannot be read ({error})", True
         if not text.rstrip("\n").split("\n")[-1].startswith("export PATH="):
-            return [], f"its shell snapshot {path} is still being written"
+            return [], f"its shell snapshot {path} is still being written", False
         try:
             snapshots.append(parse(text, path))
         except SnapshotError as error:
-            return [], f"its shell snapshot {path} holds what bash-policy cannot read ({error})"
-    return snapshots, ""
+            return [], f"its shell snapshot {path} holds what bash-policy cannot read ({error})", True
+    return snapshots, "", False
 
 
 def merge(snapshots: list[Snapshot]) -> tuple[Snapshot, dict[str, str]]:
