@@ -380,3 +380,17 @@ def test_without_a_bashrc_only_claude_code_s_defaults(tmp_path):
      ).write_text(bare)
     again = shell_state(CLAUDE, {}, claude_env(tmp_path), "ls")
     assert "snapshot" in again.source and again.options == got.options
+
+
+@pytest.mark.parametrize("name", ["eval", "pwd", "true", "builtin"])
+def test_a_function_named_like_a_word_of_claude_code_s_wrapper(tmp_path, name):
+    """`… && eval 'CMD' && pwd -P >| FILE`: a user function by one of those
+    names runs around every command."""
+    write_snapshot(tmp_path, functions={name: "echo hi"})
+    got = shell_state(CLAUDE, {}, claude_env(tmp_path), "ls")
+    assert got.unknown and f"function {name}" in got.unknown
+
+
+def test_an_exported_function_named_like_a_word_of_gemini_s_wrapper():
+    got = shell_state(load_profile("gemini"), {}, {"BASH_FUNC_trap%%": "() {  :\n}"}, "ls")
+    assert got.unknown and "function trap" in got.unknown

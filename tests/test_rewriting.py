@@ -5,6 +5,7 @@ by the rewrite.  What the real clients do with each answer is in
 tests/e2e/test_shells.py; here, what the hook answers."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -58,7 +59,7 @@ def test_claude_code_2_1_197_plan_mode_runs_it_under_bash_policy_run(home):
     raw = event("claude-code", "bash_readonly")
     updated = rewritten(answer(CLAUDE_CODE, raw, {"HOME": str(home), "AI_AGENT": OLD}))
     assert updated == {**raw["tool_input"], "command": run_command(
-        raw["tool_input"]["command"], executable=adapters.executable(), timeout=118)}
+        raw["tool_input"]["command"], executable=adapters.executable(), config=os.devnull, timeout=115)}
 
 
 def test_claude_code_2_1_332_plan_mode_is_not_rewritten(home):
@@ -94,11 +95,11 @@ def test_a_denied_command_is_denied_not_rewritten(home):
 
 
 @pytest.mark.parametrize("given,env,expected", [
-    (30000, {}, "--timeout 28"),
-    (None, {"BASH_DEFAULT_TIMEOUT_MS": "60000"}, "--timeout 58"),
-    (None, {}, "--timeout 118"),
+    (30000, {}, "--timeout 25"),
+    (None, {"BASH_DEFAULT_TIMEOUT_MS": "60000"}, "--timeout 55"),
+    (None, {}, "--timeout 115"),
     (1000, {}, "--timeout 1"),
-    ("soon", {}, "--timeout 118"),
+    ("soon", {}, "--timeout 115"),
 ])
 def test_run_stops_before_claude_code_would_move_it_to_the_background(home, given, env, expected):
     raw = event("claude-code", "bash_readonly")
@@ -106,7 +107,7 @@ def test_run_stops_before_claude_code_would_move_it_to_the_background(home, give
     if given is not None:
         raw["tool_input"]["timeout"] = given
     updated = rewritten(answer(CLAUDE_CODE, raw, {"HOME": str(home), "AI_AGENT": OLD, **env}))
-    assert f" run {expected} -- " in updated["command"]
+    assert f" run --config /dev/null {expected} -- " in updated["command"]
 
 
 def settings(path, data):
@@ -174,8 +175,6 @@ def hook_under_a_client(harness, raw, client_argv, env):
     (["--disallowedTools", "WebFetch", "--allowedTools", "Bash(ls:*)"], True),
 ])
 def test_claude_code_command_line_rules(home, argv, rewrites):
-    import os
-
     env = {**os.environ, "HOME": str(home), "AI_AGENT": OLD}
     body = hook_under_a_client("claude-code", event("claude-code", "bash_readonly"), argv, env)
     assert (rewritten(body) is not None) == rewrites, body
@@ -193,7 +192,7 @@ def test_gemini_rewrites_with_tool_input(tmp_path):
     body = answer(GEMINI, raw, {"HOME": str(tmp_path)})
     assert body["hookSpecificOutput"]["hookEventName"] == "BeforeTool"
     assert gemini_rewritten(body) == {**raw["tool_input"], "command": run_command(
-        raw["tool_input"]["command"], executable=adapters.executable())}
+        raw["tool_input"]["command"], executable=adapters.executable(), config=os.devnull)}
 
 
 @pytest.mark.parametrize("policy,rewrites", [
@@ -221,8 +220,6 @@ def test_gemini_excluded_tools(tmp_path, excluded, rewrites):
 
 
 def test_gemini_policy_files_on_its_command_line(tmp_path):
-    import os
-
     policy = tmp_path / "team.toml"
     policy.write_text('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "cat"\n'
                       'decision = "deny"\n')
@@ -230,3 +227,24 @@ def test_gemini_policy_files_on_its_command_line(tmp_path):
     raw = event("gemini", "shell_readonly")
     assert gemini_rewritten(hook_under_a_client("gemini", raw, ["--policy", str(policy)], env)) is None
     assert gemini_rewritten(hook_under_a_client("gemini", raw, ["-p", "hi"], env)) is not None
+
+
+def test_the_policy_is_the_session_s_and_run_is_told_which(home, tmp_path):
+    """The event's cwd follows the shell's `cd`: a repository below the project
+    with its own bash-policy.toml must not govern the hook, nor the run it
+    rewrites to (which would otherwise look for a config where the shell is)."""
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
+    clone = project / "vendor" / "clone"
+    (clone / ".git").mkdir(parents=True)
+    (clone / "bash-policy.toml").write_text('[programs.touch]\nreplace = true\npositionals = "read"\n')
+    env = {"HOME": str(home), "AI_AGENT": OLD, "CLAUDE_PROJECT_DIR": str(project)}
+    raw = event("claude-code", "bash_readonly", cwd=str(clone), command="touch x")
+    assert answer(CLAUDE_CODE, raw, env)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    raw = event("claude-code", "bash_readonly", cwd=str(clone), command="tokei src")
+    updated = rewritten(answer(CLAUDE_CODE, raw, env))
+    assert f" run --config {project / 'bash-policy.toml'} " in updated["command"]
+    raw = event("gemini", "shell_readonly", cwd=str(clone), command="touch x")
+    body = answer(GEMINI, raw, {"HOME": str(home), "GEMINI_PROJECT_DIR": str(project)})
+    assert body["decision"] == "deny"

@@ -112,7 +112,10 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
     cwd = os.path.abspath(_text(event.get("cwd") or os.getcwd(), "the event's cwd"))
     plan_files = tuple(opts.plan_files) or harness.plan_files(event, env)
     subject = _text(event["tool_input"].get(key), f"{tool}: tool_input.{key}", path=permission == "edit")
-    policy = _policy(opts, cwd)
+    # The session's own directory: the event's cwd follows the shell's `cd`
+    # (both clients), which would let a repository below the project govern.
+    project = env.get(harness.project_variable or "", "")
+    policy = _policy(opts, project if os.path.isabs(project) and "\0" not in project else cwd)
     rewrite = opts.confine and harness.rewrite is not None and permission == "shell" \
         and harness.rewrite_refused(event, env, own_plan_mode) is None
     if permission == "shell" and not rewrite and harness.profile is not None:
@@ -133,7 +136,7 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
         if decision.action == ALLOW and rewrite:
             assert harness.rewrite is not None
             return Outcome(0, json.dumps(harness.rewrite(
-                event["tool_input"], _wrapped(harness, event, env, subject, opts),
+                event["tool_input"], _wrapped(harness, event, env, subject, opts, policy),
                 "read-only command (bash-policy); it runs under bash-policy run")) + "\n")
         if decision.action == ALLOW and opts.allow_readonly:
             return _answer(harness, ALLOW, "read-only command (bash-policy)")
@@ -149,10 +152,13 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
 
 
 def _wrapped(harness: Harness, event: dict, env: Mapping[str, str], command: str,
-             opts: Options) -> str:
+             opts: Options, policy) -> str:
     """`command` under `bash-policy run`, with a timeout that ends before the
     client's own (which, for Claude Code, moves the command to the background
-    instead of killing it)."""
+    instead of killing it), and the policy file the hook judged by: run would
+    otherwise look for one in the directory the shell is in, which a
+    repository below the project may hold (an empty file stands for the
+    built-in policy)."""
     from .profiles import load_profile
     from .wrapping import run_command
 
@@ -163,7 +169,8 @@ def _wrapped(harness: Harness, event: dict, env: Mapping[str, str], command: str
         if not isinstance(given, (int, float)) or isinstance(given, bool) or given <= 0:
             given = _number(env.get(rewrite.get("timeout_env", ""), "")) or rewrite["timeout_default"]
         timeout = max(1.0, given * rewrite["timeout_unit"] - rewrite.get("timeout_margin", 0))
-    return run_command(command, executable=executable(), config=opts.config, timeout=timeout)
+    config = opts.config or (policy.source if os.path.isabs(policy.source) else os.devnull)
+    return run_command(command, executable=executable(), config=config, timeout=timeout)
 
 
 def _number(text: str) -> float | None:
@@ -187,7 +194,7 @@ def _shell_directory(harness: Harness, event: dict, cwd: str) -> str:
 
 def _policy(opts: Options, cwd: str):
     """The policy of the session's directory (not of a directory a command
-    names), or --config."""
+    names or the shell is in), or --config."""
     from ..judge.policy import ConfigError
     from .config import load_policy
 

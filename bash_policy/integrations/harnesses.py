@@ -49,6 +49,7 @@ class Harness:
     rewrite_refused: Callable[[Mapping[str, Any], Mapping[str, str], bool], str | None] = \
         lambda event, env, own: None
     profile: str | None = None  # its execution profile: profiles/NAME.toml
+    project_variable: str | None = None  # the variable naming the session's directory for hooks
 
     @property
     def gated(self) -> tuple[str, ...]:
@@ -169,6 +170,7 @@ CLAUDE_CODE = Harness(
     rewrite=_claude_rewrite,
     rewrite_refused=_claude_rewrite_refused,
     profile="claude-code",
+    project_variable="CLAUDE_PROJECT_DIR",
 )
 
 GEMINI = Harness(
@@ -196,6 +198,7 @@ GEMINI = Harness(
     rewrite=_gemini_rewrite,
     rewrite_refused=lambda event, env, own: client_rules.gemini(event, env),
     profile="gemini",
+    project_variable="GEMINI_PROJECT_DIR",
 )
 
 HARNESSES: dict[str, Harness] = {h.name: h for h in (CLAUDE_CODE, GEMINI)}

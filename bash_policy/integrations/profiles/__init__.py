@@ -107,6 +107,10 @@ def shell_state(profile: Profile, event: Mapping[str, Any], env: Mapping[str, st
             unknown_names[name] = f"the environment exports a function {name} of an unknown shape"
     if unknown is None and "xtrace" in options and any(c in env.get("PS4", "") for c in "$`"):
         unknown = "xtrace is on and PS4 expands, running its substitutions before each command"
+    around = sorted(set(functions) & set(profile.shell.get("wrapper_names", ())))
+    if unknown is None and around:
+        unknown = (f"a function {around[0]} is defined there, and {client}'s own wrapper calls "
+                   f"{around[0]} around every command")
     if env.get("CDPATH"):
         options.add("cdable_vars")  # `cd NAME` may go elsewhere: judged as cdable_vars is
     return ShellState(**{**state.__dict__, "options": frozenset(options), "functions": functions,
