@@ -102,8 +102,8 @@ CLIENT_STDIN = engine_rule("client_stdin", """Programs that read standard input 
 CLIENT_WALKS = engine_rule("client_walks", """Walks meeting files that never end, where hung commands are not stopped.
     rg, ugrep, fd and git read the ignore files of every directory they walk,
     and grep -r reads FIFOs; a committed `.gitignore -> /dev/zero` deep in the
-    tree never ends, and the client moves a hung command to the background
-    instead of killing it.""",
+    tree never ends, and the client only signals a hung command and moves it
+    to the background.""",
     codes=[Code.BP703], deny=[], allow=["ls"],
     untestable="needs a client's shell state and a directory: tests/test_client_shell.py")
 
@@ -137,7 +137,7 @@ class ShellState:
     options: frozenset[str] = frozenset()  # shell options on
     stdin: str | None = None  # None: closed; else what it is ("Claude Code's socket")
     walks: Mapping[str, Walk] = field(default_factory=dict)  # with hangs not stopped
-    hangs: str | None = None  # what the client does with a hung command, when not a kill
+    hangs: str | None = None  # what the client does with a hung command, when it does not kill it
     unknown: str | None = None  # why the state cannot be known: every command depends on it
     path: tuple[str, ...] = ()  # the PATH its commands search
     fix: str = "run it with rewriting on (the hook's default), which runs it under bash-policy run"
@@ -419,7 +419,7 @@ def _what(what: str) -> str:
 def _deny_walk(program: Word, why: str, ctx: Context, state: ShellState) -> None:
     ctx.deny(Code.BP703, program.span,
              f"`{program.value}` walks the directory tree, and {why}; {state.client} "
-             f"{state.hangs}, so a read that never ends goes on for ever",
+             f"{state.hangs}",
              f"search a smaller directory or named files, or {state.fix}", Effect.HANG,
              rule=CLIENT_WALKS)
 

@@ -334,7 +334,8 @@ _TABLE: tuple[CodeInfo, ...] = (
     CodeInfo("BP703", "client-walk-hangs",
          "A program that walks the directory tree and would read a file that never ends there (an "
          "ignore file linked to /dev/zero, a FIFO), or a tree too large to look at, in a client "
-         "that moves a hung command to the background instead of killing it.",
+         "that does not kill a hung command (Claude Code signals it at its timeout and moves what "
+         "outlives that to the background).",
          "`grep -rn foo src` in Claude Code runs ugrep, which reads every .gitignore it walks "
          "past: `src/deep/.gitignore -> /dev/zero` grows it for ever.",
          "# grep -rn foo src, with src/deep/.gitignore -> /dev/zero, in Claude Code",
