@@ -394,3 +394,26 @@ def test_a_function_named_like_a_word_of_claude_code_s_wrapper(tmp_path, name):
 def test_an_exported_function_named_like_a_word_of_gemini_s_wrapper():
     got = shell_state(load_profile("gemini"), {}, {"BASH_FUNC_trap%%": "() {  :\n}"}, "ls")
     assert got.unknown and "function trap" in got.unknown
+
+
+def test_arguments_replace_only_an_unquoted_quoted_at():
+    from bash_policy.judge.client_shell import _with_arguments
+
+    assert _with_arguments('command ls -F "$@" | head', "-la 'a b'") == "command ls -F -la 'a b' | head"
+    assert _with_arguments('x ${1+"$@"}', "y") == "x y"
+    assert _with_arguments("echo '\"$@\"' \"a$@b\"", "y") == "echo '\"$@\"' \"a$@b\""
+    # Inside single quotes it is text: the call's quotes cannot break out.
+    assert in_shell("ls \"x' ; touch y '\"", functions={"ls": "command ls '\"$@\"'"}).allowed
+
+
+def test_a_path_entry_inside_the_repository_denies_every_command(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    bin_dir = str(tmp_path / "node_modules" / ".bin")
+    verdict = in_shell("ls", cwd=str(tmp_path / "src"), path=("/usr/bin", bin_dir))
+    assert codes(verdict) == ["BP701"] and "node_modules" in verdict.denials[0].message
+    assert in_shell("ls", cwd=str(tmp_path / "src"), path=("/usr/bin", "/opt/tools/bin")).allowed
+
+
+def test_a_path_entry_under_a_directory_that_is_no_repository_is_the_user_s(tmp_path):
+    assert in_shell("ls", cwd=str(tmp_path), path=("/usr/bin", str(tmp_path / ".local" / "bin"))).allowed

@@ -67,7 +67,8 @@ HARMLESS_OPTIONS = frozenset({
 })
 # Options bash-policy follows word by word or command by command (below).
 # nullglob needs nothing more: a glob operand already counts as possibly
-# absent or `-` for reading standard input (the engine's ArgvReader.reads_stdin).
+# absent or `-` for reading standard input (the engine's ArgvReader.reads_stdin);
+# nor extglob: every extended pattern is denied already (a syntax error without it).
 FOLLOWED_OPTIONS = frozenset({"globstar", "nocaseglob", "nullglob", "cdable_vars", "extglob"})
 # Options that must be on for a command to read as the checker reads it.
 REQUIRED_OPTIONS = frozenset({"interactive_comments"})
@@ -107,7 +108,7 @@ CLIENT_WALKS = engine_rule("client_walks", """Walks meeting files that never end
     codes=[Code.BP703], deny=[], allow=["ls"],
     untestable="needs a client's shell state and a directory: tests/test_client_shell.py")
 
-_QUOTED_ARGS = re.compile(r'\$\{1\+"\$@"\}|"\$@"')
+_QUOTED_ARGS = ('${1+"$@"}', '"$@"')  # the call's arguments, word for word
 # A walk looks at no more directories than this; past it the command is denied.
 MAX_WALKED = 20_000
 
@@ -155,7 +156,7 @@ def check_script(script, ctx: Context) -> bool:
     if state is None:
         return False
     whole = _span(0, len(ctx.source))
-    why = state.unknown or _unmodelled(state)
+    why = state.unknown or _unmodelled(state) or _repository_path(state, ctx)
     if why:
         ctx.deny(Code.BP700 if state.unknown else Code.BP701, whole,
                  f"{state.client} runs this in its own shell, and {why}", state.fix,
@@ -195,6 +196,21 @@ def _unmodelled(state: ShellState) -> str | None:
     if relative:
         return (f"its PATH holds the relative entry {relative[0]!r}, so a bare name may run a "
                 "file of the repository")
+    return None
+
+
+def _repository_path(state: ShellState, ctx: Context) -> str | None:
+    """A PATH entry inside the repository the command runs in: a bare name
+    may then run a file the repository ships (node_modules/.bin)."""
+    top = _repository_top(ctx.cwd) if ctx.cwd is not None else None
+    if top is None:
+        return None
+    top = os.path.realpath(top)
+    for entry in state.path:
+        real = os.path.realpath(entry)
+        if real == top or real.startswith(top.rstrip("/") + "/"):
+            return (f"its PATH holds {entry}, inside the directory the command runs in, so a bare "
+                    "name may run a file of the repository")
     return None
 
 
@@ -273,7 +289,7 @@ def _check_body(segment: Command, k: int, kind: str, body: str, ctx: Context,
         inner = replace(state, aliases={n: v for n, v in state.aliases.items() if n != name})
     else:
         arguments = source[words[k + 1].span.start:words[-1].span.end] if k + 1 < len(words) else ""
-        text = _QUOTED_ARGS.sub(lambda _: arguments, body)
+        text = _with_arguments(body, arguments)
         # A call of the function from its own body recurses for ever.
         inner = replace(state, functions={**state.functions, name: f"{name} calls itself"})
     directories = ctx.directories()
@@ -287,6 +303,36 @@ def _check_body(segment: Command, k: int, kind: str, body: str, ctx: Context,
     first = verdict.denials[0]
     return _deny_name(word, kind, body, f"what it runs, `{text.strip()}`, is denied: "
                       f"{first.message}", ctx, state)
+
+
+def _with_arguments(body: str, arguments: str) -> str:
+    """`body` with each unquoted `"$@"` (or `${1+"$@"}`) replaced by the
+    call's arguments as written; inside single quotes or a double-quoted
+    string it is other text, left for the check to judge."""
+    out, i, quote = [], 0, ""
+    while i < len(body):
+        ch = body[i]
+        if not quote:
+            found = next((t for t in _QUOTED_ARGS if body.startswith(t, i)), None)
+            if found:
+                out.append(arguments)
+                i += len(found)
+                continue
+            if ch in "'\"":
+                quote = ch
+            elif ch == "\\":
+                out.append(body[i:i + 2])
+                i += 2
+                continue
+        elif ch == quote:
+            quote = ""
+        elif ch == "\\" and quote == '"':
+            out.append(body[i:i + 2])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 def _deny_name(word: Word, kind: str, body: str, why: str, ctx: Context, state: ShellState) -> bool:

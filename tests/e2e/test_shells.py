@@ -117,7 +117,7 @@ def test_claude_code_execution_model(key, session):
     # the stdin rule: any `<` (here only in quotes) leaves the socket.
     seen, more = probe(session, client, "bypassPermissions", "cat ~/.claude/shell-snapshots/*.sh",
                        'echo "a < b" > /dev/null; readlink /proc/$$/fd/0',
-                       "echo x > /dev/null\nreadlink /proc/$$/fd/0")
+                       "echo x > /dev/null\nreadlink /proc/$$/fd/0", "echo 'a >NUL b'")
     argv = seen["argv"].split("\n")
     assert argv[:2] == ["/bin/bash", "-c"], argv
     wrapper = argv[2]
@@ -130,6 +130,7 @@ def test_claude_code_execution_model(key, session):
     assert re.search(r"eval '.*' && pwd -P >\| /tmp/claude-\w+-cwd$", wrapper, re.S), wrapper
     assert "< /dev/null" not in wrapper  # the probe has `<`: stdin is left to the client
     assert seen["stdin"] == more[2] == "/dev/null"
+    assert more[3] == "a >/dev/null b"  # its one rewrite of the text, even inside quotes
     assert seen["stdin_with_input"].startswith("socket:") and more[1].startswith("socket:"), seen
     on = options_on(seen["options"])
     assert {"globstar", "expand_aliases", "interactive_comments"} <= on and "extglob" not in on
