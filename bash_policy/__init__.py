@@ -7,8 +7,18 @@
     'BP400'
 """
 
+from typing import TYPE_CHECKING
+
 __all__ = ["check", "hardened_env", "run", "PlanGate", "Policy", "ConfigError", "Verdict", "Denial"]
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # what type checkers see; at run time they load lazily (below)
+    from .integrations.gate import PlanGate
+    from .integrations.runner import run
+    from .judge.engine import check
+    from .judge.policy import ConfigError, Policy
+    from .judge.verdict import Denial, Verdict
+    from .repo.hardening import hardened_env
 
 # Where each public name lives.  They load on first use, so that importing a
 # submodule (the CLI, a hook) pays only for what that submodule needs.

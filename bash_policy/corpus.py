@@ -59,10 +59,43 @@ class Result:
         return all(code in got for code in self.case.codes)
 
 
-def read_cases(path: str | Path) -> Iterator[Case]:
+@dataclass(frozen=True)
+class Problem:
+    """A corpus line (or file) that is not a case: reported with its place, never fatal."""
+
+    path: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+
+
+@dataclass
+class Report:
+    """A corpus run: every case's result and every problem, in file order."""
+
+    results: list[Result]
+    problems: list[Problem]
+
+    @property
+    def failed(self) -> list[Result]:
+        return [r for r in self.results if not r.ok]
+
+
+def parse(path: str | Path) -> tuple[list[Case], list[Problem]]:
+    """The cases of one corpus file and its malformed lines (all of them)."""
     path = Path(path)
+    cases: list[Case] = []
+    problems: list[Problem] = []
     cwd: str | None = None
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return [], [Problem(str(path), None, "no such file")]
+    except (OSError, UnicodeDecodeError) as error:
+        return [], [Problem(str(path), None, f"cannot read: {error}")]
+    for number, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -70,51 +103,82 @@ def read_cases(path: str | Path) -> Iterator[Case]:
             arg = line[4:].strip()
             cwd = str((path.parent / arg).resolve()) if arg else None
             continue
-        match = _CASE.fullmatch(line)
-        if not match:
-            raise CorpusError(f"{path}:{number}: expected 'allow|deny [CODES] command'")
-        expect, command = match[1], match[2]
-        codes: tuple[str, ...] = ()
-        first, *rest = command.split(None, 1)
-        if _CODE_LIKE.fullmatch(first):
-            codes = tuple(first.split(","))
-            for code in codes:
-                if code not in CODES:
-                    known = code.upper() in CODES
-                    raise CorpusError(f"{path}:{number}: {code!r} is not a code"
-                                      + (f" (write {code.upper()})" if known else "")
-                                      + "; `bash-policy codes` lists them")
-            if expect == "allow":
-                raise CorpusError(f"{path}:{number}: an allow case takes no codes")
-            command = rest[0] if rest else ""
-            if not command:
-                raise CorpusError(f"{path}:{number}: no command after the codes")
-        if command.startswith("json:"):
-            try:
-                command = json.loads(command[5:])
-            except json.JSONDecodeError as error:
-                raise CorpusError(f"{path}:{number}: bad json: command: {error}") from None
-            if not isinstance(command, str):
-                raise CorpusError(f"{path}:{number}: json: must hold a string")
-        yield Case(str(path), number, expect, codes, command, cwd)
+        case = _case(path, number, line, cwd)
+        if isinstance(case, str):
+            problems.append(Problem(str(path), number, case))
+        else:
+            cases.append(case)
+    return cases, problems
 
 
-def corpus_files(paths: Iterable[str | Path]) -> list[Path]:
+def _case(path: Path, number: int, line: str, cwd: str | None) -> Case | str:
+    """The case a line holds, or what is wrong with it."""
+    match = _CASE.fullmatch(line)
+    if not match:
+        return "expected 'allow|deny [CODES] command'"
+    expect, command = match[1], match[2]
+    codes: tuple[str, ...] = ()
+    first, *rest = command.split(None, 1)
+    if _CODE_LIKE.fullmatch(first):
+        codes = tuple(first.split(","))
+        for code in codes:
+            if code not in CODES:
+                known = code.upper() in CODES
+                return (f"{code!r} is not a code" + (f" (write {code.upper()})" if known else "")
+                        + "; `bash-policy codes` lists them")
+        if expect == "allow":
+            return "an allow case takes no codes"
+        command = rest[0] if rest else ""
+        if not command:
+            return "no command after the codes"
+    if command.startswith("json:"):
+        try:
+            command = json.loads(command[5:])
+        except json.JSONDecodeError as error:
+            return f"bad json: command: {error}"
+        if not isinstance(command, str):
+            return "json: must hold a string"
+    return Case(str(path), number, expect, codes, command, cwd)
+
+
+def read_cases(path: str | Path) -> Iterator[Case]:
+    """The cases of one file; the first malformed line raises CorpusError
+    (for callers that must not run a corpus they cannot read whole)."""
+    cases, problems = parse(path)
+    if problems:
+        raise CorpusError(str(problems[0]))
+    yield from cases
+
+
+def _files(paths: Iterable[str | Path], problems: list[Problem]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
             found = sorted(p.rglob("*.txt"))
             if not found:
-                raise CorpusError(f"{p}: no corpus files (*.txt) in this directory")
+                problems.append(Problem(str(p), None, "no corpus files (*.txt) in this directory"))
             files.extend(found)
         else:
             files.append(p)
     return files
 
 
-def run(paths: Iterable[str | Path], policy: Policy | None = None) -> list[Result]:
+def corpus_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The corpus files `paths` stand for; a directory without any raises CorpusError."""
+    problems: list[Problem] = []
+    files = _files(paths, problems)
+    if problems:
+        raise CorpusError(str(problems[0]))
+    return files
+
+
+def run(paths: Iterable[str | Path], policy: Policy | None = None) -> Report:
+    """Check every case that parses; collect every problem on the way."""
+    problems: list[Problem] = []
     results = []
-    for file in corpus_files(paths):
-        for case in read_cases(file):
+    for file in _files(paths, problems):
+        cases, found = parse(file)
+        problems.extend(found)
+        for case in cases:
             results.append(Result(case, check(case.command, policy, cwd=case.cwd)))
-    return results
+    return Report(results, problems)

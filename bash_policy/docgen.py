@@ -16,7 +16,7 @@ from .judge.codes import CODES
 from .judge.policy import Policy
 from .judge.rules import load_all
 from .judge.spec import CommandSpec
-from .reference import flag_text, operands_text
+from .reference import flag_text, modes_text, operands_text
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -28,7 +28,7 @@ def codes_md() -> str:
     out.append("| code | name | blocks |")
     out.append("| --- | --- | --- |")
     for c in CODES.values():
-        out.append(f"| [{c.code}](#{c.code.lower()}-{c.name}) | {c.name} | {_cell(c.blocks)} |")
+        out.append(f"| [{c.code}](#{c.anchor}) | {c.name} | {_cell(c.blocks)} |")
     for c in CODES.values():
         out += ["", f"## {c.code} {c.name}", "",
                 f"**What it blocks.** {c.blocks}", "",
@@ -89,6 +89,8 @@ def _program(spec: CommandSpec, level: int = 2) -> list[str]:
         return out
     extra = f"; hook `{spec.hook}`" if spec.hook else ""
     out += [f"Option style: {spec.style}. Operands: {operands_text(spec)}{extra}.", ""]
+    if spec.modes is not None:
+        out += [f"Modes: {modes_text(spec)}.", ""]
     flags = sorted(spec.unique_flags(), key=lambda f: (f.denied is not None, f.names))
     if flags:
         out += ["| flag | verdict | reason |", "| --- | --- | --- |"]

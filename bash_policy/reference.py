@@ -84,6 +84,8 @@ def describe(spec: CommandSpec, width: int = 80, depth: int = 0) -> str:
                              break_long_words=False)
     for f, effect in sorted(denied, key=lambda pair: pair[0].names):
         out.append(f"{pad}  denied {flag_text(f)} [{_kind(effect)}]: {effect.why}")
+    if spec.modes is not None:
+        out.append(f"{pad}  modes: {modes_text(spec)}")
     out.append(f"{pad}  operands: {operands_text(spec)}")
     for sub in spec.subcommands.values():
         out.append(describe(sub, width, depth + 1))
@@ -106,6 +108,22 @@ def describe_json(spec: CommandSpec) -> dict[str, Any]:
     return data
 
 
+_COMBINE_TEXT = {"last": "the last one given wins", "first": "the first one given wins",
+                 "error": "two different ones are refused", "all": "each one given takes effect"}
+
+
+def modes_text(spec: CommandSpec) -> str:
+    """Which flags select the program's mode and how it combines them, in words."""
+    modes = spec.modes
+    assert modes is not None
+    text = f"{' '.join(modes.flags)}: {_COMBINE_TEXT[modes.combine]}"
+    if modes.default:
+        text += f"; without one, {modes.default}"
+    if modes.reset:
+        text += f"; {' '.join(modes.reset)} resets the ones before it"
+    return text
+
+
 def operands_text(spec: CommandSpec) -> str:
     """How a spec reads its operands, in words."""
     p = spec.positionals
@@ -117,6 +135,8 @@ def operands_text(spec: CommandSpec) -> str:
         text += f" after {p.skip} operand(s)"
     if p.role == "read" and not p.files:
         text += ", names or text never opened"
+    elif p.role == "read" and p.shape != "file":
+        text += f" ({_READS_TEXT[p.shape]})"
     if p.pattern is not None:
         text += ", the first a pattern or program" + (f" unless {', '.join(p.pattern)} is given"
                                                       if p.pattern else "")
@@ -125,6 +145,10 @@ def operands_text(spec: CommandSpec) -> str:
     if spec.obsolete is not None:
         text += f"; obsolete first word `{spec.obsolete.form.pattern}`"
     return text
+
+
+_READS_TEXT = {"file": "reads a file", "file-if-slash": "reads a file when it holds a /",
+               "directory": "reads the files in a directory", "siblings": "reads a file and the ones beside it"}
 
 
 def flag_text(flag: Flag) -> str:
@@ -137,7 +161,7 @@ def flag_text(flag: Flag) -> str:
         names += "{" + ",".join(sorted(flag.choices)) + "}"
     notes = {"attached": "value only attached", "lastarg": "no value when last"}.get(flag.value, "")
     if flag.reads:
-        notes += ("; " if notes else "") + "reads a file"
+        notes += ("; " if notes else "") + _READS_TEXT[flag.reads]
     return f"{names} ({notes})" if notes else names
 
 

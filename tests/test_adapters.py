@@ -1,10 +1,12 @@
 """The hook adapters: each client's answer format, plan files, the way out,
 and exit 2 (the blocking exit for both clients) on every failure."""
 
+import dataclasses
 import io
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,9 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bash_policy.cli import main as cli_main
-from bash_policy.integrations import adapters, gate
+from bash_policy.integrations import adapters, gate, install
 from bash_policy.integrations.adapters import DECISION_NOTE, Options, handle, settings_snippet
-from bash_policy.integrations.harnesses import CLAUDE_CODE, GEMINI, HARNESSES
+from bash_policy.integrations.harnesses import CLAUDE_CODE, CODEX, COPILOT, GEMINI, HARNESSES
+from bash_policy.integrations.wrapping import run_command
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PLAN = Options(plan_files=[".plans/*.md"])
@@ -24,6 +27,35 @@ CLAUDE_FIELDS = {"session_id", "transcript_path", "cwd", "permission_mode", "hoo
 GEMINI_FIELDS = {"session_id", "transcript_path", "cwd", "hook_event_name", "timestamp",
                  "tool_name", "tool_input"}
 GEMINI_PLANS = "/home/user/.gemini/tmp/project/a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d/plans"
+
+
+@pytest.fixture(autouse=True)
+def fixture_directories_exist(monkeypatch):
+    """The fixture events name /home/user/project, which does not exist here,
+    and a hook refuses a shell directory that does not exist, as serve does
+    (test_a_missing_shell_directory_blocks_as_serve_refuses_it): here those
+    directories pass."""
+    real = adapters.directory_error
+    monkeypatch.setattr(adapters, "directory_error",
+                        lambda path: None if path.startswith("/home/user/project") else real(path))
+
+
+def test_a_missing_shell_directory_blocks_as_serve_refuses_it(monkeypatch, tmp_path):
+    from bash_policy.integrations.serve import Policies, answer
+
+    monkeypatch.undo()
+    gone = str(tmp_path / "gone")
+    for harness, name in ((CLAUDE_CODE, "bash_readonly"), (GEMINI, "shell_readonly")):
+        outcome = handle(harness, event(harness.name, name, cwd=gone), Options(allow_readonly=True), {})
+        assert outcome.exit_code == 2 and f"cwd '{gone}" in outcome.stderr, outcome
+        assert "is not a directory; the tool call is blocked" in outcome.stderr
+    relative = handle(GEMINI, event("gemini", "shell_readonly", cwd=str(tmp_path), dir_path="gone", directory="gone"),
+                      Options(allow_readonly=True), {})
+    assert relative.exit_code == 2 and f"cwd {gone!r} is not a directory" in relative.stderr
+    served = answer(json.dumps({"id": 1, "command": "ls", "cwd": gone}), Policies())
+    assert served == {"id": 1, "error": f"cwd {gone!r} is not a directory"}
+    assert handle(CLAUDE_CODE, event("claude-code", "bash_readonly", cwd=str(tmp_path)),
+                  Options(allow_readonly=True), {}).exit_code == 0
 
 
 def fixture(harness: str, name: str) -> str:
@@ -48,6 +80,7 @@ def claude_home(tmp_path, monkeypatch):
     home = tmp_path / "claude-home"
     write_snapshot(home)
     monkeypatch.setitem(CLAUDE_ENV, "HOME", str(home))
+    monkeypatch.setenv("HOME", str(home))  # for the tests that give the hook no environment
     return home
 
 
@@ -280,18 +313,28 @@ _hostile = st.sampled_from(["\0", "src/\0", "/tmp/a\0b", "..", "/", "/tmp", "pla
                             "~/.claude/plans/x.md", ".plans/a.md", "rg --pre sh x", "ls"])
 _junk = st.one_of(_hostile, st.none(), st.booleans(), st.integers(), st.text(max_size=12),
                   st.lists(st.text(max_size=3), max_size=2))
-def _inputs(tool):
-    key = gate.TOOLS.get(tool, (None, "command"))[1] or "command"
-    return st.fixed_dictionaries({key: _junk}, optional={
-        k: _junk for k in ("dir_path", "directory", "content", "file_path") if k != key})
+_patches = st.sampled_from(["*** Begin Patch\n*** Add File: .plans/a.md\n+x\n*** End Patch",
+                            "*** Begin Patch\n*** Delete File: src\0\n*** End Patch",
+                            "*** Begin Patch\n*** Update File: a\n*** Move to: ../b\n@@\n-a\n+b\n"
+                            "*** End Patch", "*** Begin Patch\n***  Add File: x\n*** End Patch"])
+
+
+def _inputs(harness, tool):
+    key = harness.tools.get(tool, (None, "command"))[1] or "command"
+    value = st.one_of(_junk, _patches) if harness.tools.get(tool, ("",))[0] == "patch" else _junk
+    return st.fixed_dictionaries({key: value}, optional={
+        k: _junk for k in ("dir_path", "directory", "content", "file_path", "path") if k != key})
 
 
 def _events(harness):
+    event_key, tool_key, input_key = harness.keys
     tools = st.sampled_from(sorted(harness.tools) + ["Other"])
+    inputs = lambda tool: _inputs(harness, tool)  # noqa: E731
     return tools.flatmap(lambda tool: st.fixed_dictionaries(
-        {"tool_name": st.just(tool), "tool_input": _inputs(tool)},
-        optional={"hook_event_name": st.sampled_from([harness.event, "Stop", 3]),
-                  "cwd": _junk, "permission_mode": _junk, "transcript_path": _junk}))
+        {tool_key: st.just(tool), input_key: st.one_of(inputs(tool), inputs(tool).map(json.dumps))},
+        optional={event_key or "hook_event_name": st.sampled_from([harness.event, "Stop", 3]),
+                  "cwd": _junk, "permission_mode": _junk, "transcript_path": _junk,
+                  "sessionId": _junk}))
 
 
 def _raw(harness):
@@ -349,29 +392,67 @@ def test_hook_usage_errors_block(argv):
 
 def test_the_gates_tool_table_comes_from_the_harness_records():
     for harness in HARNESSES.values():
-        for tool, entry in harness.tools.items():
-            assert gate.TOOLS[tool] == entry
+        for tool, (permission, key) in harness.tools.items():
+            known, keys = gate.TOOLS[tool]
+            assert known == permission and key in (keys if isinstance(keys, tuple) else (keys,))
     assert CLAUDE_CODE.gated == ("Bash", "Edit", "MultiEdit", "NotebookEdit", "Write")
     assert GEMINI.gated == ("replace", "run_shell_command", "write_file")
+    assert CODEX.gated == ("Bash", "apply_patch")
+    assert COPILOT.gated == ("bash", "create", "edit")
+
+
+def test_a_tool_name_two_clients_give_different_keys_reads_either():
+    """Copilot CLI's `edit` names its file `path`, the plain tools' `file_path`."""
+    planning = gate.PlanGate(plan_files=(".plans/*.md",), root="/repo", state=gate.PLANNING)
+    assert planning.check_tool("edit", {"path": "/repo/.plans/a.md"}).action == gate.ALLOW
+    assert planning.check_tool("edit", {"file_path": "/repo/.plans/a.md"}).action == gate.ALLOW
+    assert planning.check_tool("edit", {"path": "/repo/src.py"}).action == gate.DENY
+
+
+DENIED_FIXTURE = {"claude-code": "bash_denied", "gemini": "shell_denied", "codex": "bash_denied",
+                  "copilot": "bash_denied", "qwen": "bash_denied"}
+
+
+def run_hook_command(harness, command, raw):
+    bare = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/")}  # no venv on PATH
+    return subprocess.run([*harness.shell, command], input=raw, capture_output=True, text=True,
+                          env=bare)
+
+
+def blocks(harness, proc) -> bool:
+    """The client's blocking answer: Copilot's JSON deny, else exit 2 with a
+    reason on stderr (Codex runs the call on exit 2 with nothing there)."""
+    if harness.failure_answers:
+        return proc.returncode == 0 and json.loads(proc.stdout)["permissionDecision"] == "deny"
+    return proc.returncode == 2 and (proc.stderr.strip() != "" or harness is not CODEX)
 
 
 @pytest.mark.parametrize("harness", sorted(HARNESSES))
-def test_print_config_names_the_installed_executable_and_the_printed_command_runs(harness, capsys):
+def test_print_config_names_the_installed_executable_and_the_printed_command_runs(harness, capsys, tmp_path):
     assert cli_main(["hook", harness, "--print-config", "--always", "--plan-file", "docs/p*.md"]) == 0
     config = json.loads(capsys.readouterr().out)
     record = HARNESSES[harness]
-    group = config["hooks"][record.event][0]
-    assert group["matcher"] == "|".join(record.gated)
-    command = group["hooks"][0]["command"]
-    assert command.startswith("/") and command.endswith(" || exit 2")
+    [command] = install.configured(record, config)
+    if record.layout == "groups":
+        assert config["hooks"][record.event][0]["matcher"] == "|".join(record.gated)
+    assert command.startswith(("/", "out=$(/"))
     assert f"hook {harness} --always --plan-file 'docs/p*.md'" in command
-    raw = fixture(harness, "bash_denied" if harness == "claude-code" else "shell_denied")
-    bare = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/")}  # no venv on PATH
-    proc = subprocess.run(["sh", "-c", command], input=raw, capture_output=True, text=True, env=bare)
+    (tmp_path / "src").mkdir()  # the Gemini CLI fixture's dir_path
+    raw = event(harness, DENIED_FIXTURE[harness], cwd=str(tmp_path))  # a directory that exists
+    proc = run_hook_command(record, command, raw)
     assert proc.returncode == 0 and '"deny"' in proc.stdout, proc.stderr
-    gone = command.replace(command.split(" hook ")[0], "/nonexistent/bash-policy", 1)
-    assert subprocess.run(["sh", "-c", gone], input=raw, capture_output=True, text=True,
-                          env=bare).returncode == 2
+    executable = command.split(" hook ")[0].removeprefix("out=$(")
+    for broken in ("/nonexistent/bash-policy", "sh -c 'kill -9 $$' x"):
+        proc = run_hook_command(record, command.replace(executable, broken, 1), raw)
+        assert blocks(record, proc), (broken, proc)
+
+
+def test_copilot_snippet_answers_a_deny_in_place_of_a_half_written_answer():
+    """A hook that wrote part of its JSON and failed: Copilot CLI would read
+    output that is not JSON as no decision and run the call."""
+    command = adapters.hook_command(COPILOT, Options(), "printf '{\"permissionDecision\":' ; exit 1 ;")
+    proc = run_hook_command(COPILOT, command, fixture("copilot", "bash_denied"))
+    assert json.loads(proc.stdout)["permissionDecision"] == "deny" and proc.returncode == 0
 
 
 def test_print_config_names_the_config_absolutely(tmp_path, monkeypatch, capsys):
@@ -386,3 +467,249 @@ def test_snippet_falls_back_to_the_module_when_no_script_is_beside_python(monkey
     hook = snippet["hooks"]["BeforeTool"][0]["hooks"][0]
     assert hook["command"] == "/opt/py/bin/python3 -m bash_policy hook gemini || exit 2"
     assert hook["name"] == "bash-policy" and hook["timeout"] == 10000
+
+
+# -- Claude Code: a mode the hook cannot classify -----------------------------------------------
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "auto", "bypassPermissions", "dontAsk"])
+def test_claude_code_known_modes_other_than_plan_pass(mode):
+    assert claude(event("claude-code", "bash_denied", permission_mode=mode), Options()) is None
+
+
+@pytest.mark.parametrize("mode", [None, "", "planning", "Plan", 3, ["plan"]])
+def test_claude_code_treats_a_mode_it_cannot_classify_as_plan(mode):
+    """A gate installed for plan mode must not pass what it cannot classify:
+    a missing or new permission_mode is enforced as plan mode, and the
+    denial says why."""
+    raw = json.loads(fixture("claude-code", "bash_denied"))
+    if mode is None:
+        del raw["permission_mode"]
+    else:
+        raw["permission_mode"] = mode
+    action, reason = claude(json.dumps(raw), Options())
+    assert action == "deny" and "BP400" in reason
+    assert f"permission_mode is {json.dumps(mode)}" in reason and "treated the session as plan mode" in reason
+    assert claude(event("claude-code", "bash_readonly", permission_mode="planning"), Options()) is None
+
+
+# -- Codex CLI -----------------------------------------------------------------------------------
+
+CODEX_FIELDS = {"session_id", "turn_id", "transcript_path", "cwd", "hook_event_name", "model",
+                "permission_mode", "tool_name", "tool_input", "tool_use_id"}
+
+
+def codex(raw, opts=None, env=None):
+    outcome = handle(CODEX, raw, Options() if opts is None else opts, env or {})
+    assert outcome.exit_code == 0 and outcome.stderr == "", outcome
+    return json.loads(outcome.stdout)["hookSpecificOutput"] if outcome.stdout else None
+
+
+def test_codex_fixtures_are_the_events_codex_sends():
+    for path in (FIXTURES / "codex").glob("*.json"):
+        assert set(json.loads(path.read_text())) == CODEX_FIELDS, path.name
+
+
+def test_codex_runs_an_allowed_command_under_bash_policy_run(tmp_path):
+    out = codex(fixture("codex", "bash_readonly"))
+    assert out["permissionDecision"] == "allow" and set(out) == {"hookEventName", "permissionDecision",
+                                                                 "updatedInput"}
+    wrapped = out["updatedInput"]["command"]
+    assert wrapped == f"{adapters.executable()} run --config /dev/null -- 'head -n1 notes.txt'"
+    (tmp_path / "bp.toml").write_text("")
+    with_config = codex(fixture("codex", "bash_readonly"), Options(config=str(tmp_path / "bp.toml")))
+    assert f" run --config {tmp_path / 'bp.toml'} -- " in with_config["updatedInput"]["command"]
+
+
+def test_codex_without_confinement_gives_no_opinion():
+    """Never a bare allow: Codex counts it as a failed hook."""
+    assert codex(fixture("codex", "bash_readonly"), Options(confine=False)) is None
+    assert cli_main(["hook", "codex", "--allow-readonly", "--print-config"]) == 2
+
+
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+def test_codex_enforces_in_every_mode_it_reports(mode):
+    out = codex(event("codex", "bash_denied", permission_mode=mode))
+    assert out["permissionDecision"] == "deny" and out["permissionDecisionReason"].startswith(DECISION_NOTE)
+    assert "BP300" in out["permissionDecisionReason"] and "/hooks" in out["permissionDecisionReason"]
+
+
+def test_codex_patches_may_only_touch_plan_files():
+    plan = Options(plan_files=["plans/*.md"])
+    assert codex(fixture("codex", "patch_plan"), plan) is None
+    out = codex(fixture("codex", "patch_source"), plan)
+    assert out["permissionDecision"] == "deny" and "src.txt" in out["permissionDecisionReason"]
+    out = codex(fixture("codex", "patch_plan"))  # no plan file named: none is writable
+    assert out["permissionDecision"] == "deny" and "--plan-file" in out["permissionDecisionReason"]
+    out = codex(event("codex", "patch_plan", command="*** Begin Patch\n*** Frobnicate: x\n*** End Patch"),
+                plan)
+    assert out["permissionDecision"] == "deny" and "Frobnicate" in out["permissionDecisionReason"]
+
+
+def test_codex_failures_exit_2_with_a_reason_on_stderr():
+    """Codex runs the call on exit 2 with an empty stderr."""
+    for raw in ("", "{", json.dumps({"tool_name": "Bash", "tool_input": {"command": 7}})):
+        outcome = handle(CODEX, raw, Options(), {})
+        assert outcome.exit_code == 2 and outcome.stdout == "" and outcome.stderr.strip()
+
+
+def test_codex_reads_the_policy_of_the_session_not_of_the_workdir(tmp_path):
+    """exec_command's workdir, which the model picks, arrives as the event's
+    cwd; the policy is the one of the session's directory (its transcript's
+    session_meta), so a config somewhere else does not loosen it."""
+    session, elsewhere = tmp_path / "session", tmp_path / "elsewhere"
+    for directory, program in ((session, "tokei"), (elsewhere, "frobnicate")):
+        (directory / ".git").mkdir(parents=True)
+        (directory / "bash-policy.toml").write_text(f'[programs.{program}]\npositionals = "read"\n')
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(json.dumps({"type": "session_meta", "payload": {"cwd": str(session)}}) + "\n")
+    for command, allowed in (("tokei src", True), ("frobnicate src", False)):
+        raw = event("codex", "bash_readonly", cwd=str(elsewhere), transcript_path=str(transcript),
+                    command=command)
+        assert (codex(raw)["permissionDecision"] == "allow") == allowed, command
+    # No transcript (an ephemeral session): the event's directory, as for the other clients.
+    raw = event("codex", "bash_readonly", cwd=str(elsewhere), transcript_path=None,
+                command="frobnicate src")
+    assert codex(raw)["permissionDecision"] == "allow"
+
+
+# -- Copilot CLI ---------------------------------------------------------------------------------
+
+COPILOT_HOME = {"HOME": "/home/user"}
+
+
+def copilot(raw, opts=None, env=None):
+    outcome = handle(COPILOT, raw, Options() if opts is None else opts, COPILOT_HOME if env is None else env)
+    assert outcome.exit_code == 0 and outcome.stderr == "", outcome
+    return json.loads(outcome.stdout) if outcome.stdout else None
+
+
+def test_copilot_fixtures_are_the_events_copilot_sends():
+    for path in (FIXTURES / "copilot").glob("*.json"):
+        assert set(json.loads(path.read_text())) == {"sessionId", "timestamp", "cwd", "toolName",
+                                                    "toolArgs"}, path.name
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("bash_readonly", None), ("bash_denied", "deny"), ("create_source", "deny"),
+    ("edit_source", "deny"), ("create_plan", None), ("view_source", None),
+])
+def test_copilot_fixtures(name, expected):
+    answer = copilot(fixture("copilot", name))
+    assert (answer and answer["permissionDecision"]) == expected
+    if expected:
+        assert answer["permissionDecisionReason"].startswith(DECISION_NOTE)
+
+
+def test_copilot_plan_file_is_this_sessions_plan_md():
+    other = event("copilot", "create_plan")
+    raw = json.loads(other)
+    raw["toolArgs"]["path"] = raw["toolArgs"]["path"].replace(raw["sessionId"], "another-session")
+    answer = copilot(json.dumps(raw))
+    assert answer["permissionDecision"] == "deny" and raw["sessionId"] in answer["permissionDecisionReason"]
+    # COPILOT_HOME moves the session state, and the plan with it.
+    assert copilot(other, env={"HOME": "/nowhere", "COPILOT_HOME": "/home/user/.copilot"}) is None
+    assert copilot(other, env={"HOME": "/nowhere"})["permissionDecision"] == "deny"
+
+
+def test_copilot_tool_args_may_be_a_json_string():
+    raw = json.loads(fixture("copilot", "bash_denied"))
+    raw["toolArgs"] = json.dumps(raw["toolArgs"])
+    assert copilot(json.dumps(raw))["permissionDecision"] == "deny"
+
+
+def test_copilot_rewrites_only_when_it_answers_allow():
+    """A rewritten command loses Copilot's own read-only approval, so the
+    rewrite comes only with --allow-readonly, whose allow skips it anyway."""
+    assert copilot(fixture("copilot", "bash_readonly")) is None
+    answer = copilot(fixture("copilot", "bash_readonly"), Options(allow_readonly=True))
+    assert answer["permissionDecision"] == "allow"
+    assert answer["modifiedArgs"] == {
+        "command": f"{adapters.executable()} run --config /dev/null -- 'head -n1 notes.txt'",
+        "description": "x"}
+    answer = copilot(fixture("copilot", "bash_readonly"), Options(allow_readonly=True, confine=False))
+    assert answer["permissionDecision"] == "allow" and "modifiedArgs" not in answer
+
+
+@pytest.mark.parametrize("raw,problem", [
+    ("", "not a JSON event"), ("[]", "JSON object"),
+    ('{"toolName": "bash"}', "toolArgs"), ('{"toolArgs": {}}', "toolName"),
+    ('{"toolName": "bash", "toolArgs": "{not json"}', "not JSON"),
+    ('{"hook_event_name": "PreToolUse", "tool_name": "bash", "tool_input": {}}', "toolName"),
+])
+def test_copilot_failures_are_a_json_deny(raw, problem):
+    """Copilot CLI's reference says a failed hook never blocks: every
+    failure is answered with a deny, exit 0."""
+    outcome = handle(COPILOT, raw, Options(), {})
+    body = json.loads(outcome.stdout)
+    assert outcome.exit_code == 0 and body["permissionDecision"] == "deny"
+    assert problem in body["permissionDecisionReason"] and "blocked" in body["permissionDecisionReason"]
+
+
+# -- the deadline --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("harness", ["codex", "copilot", "claude-code"])
+def test_a_hook_that_gets_no_answer_in_time_blocks_by_itself(harness):
+    """Every client lets a call through when its hook times out; so the hook
+    gives the blocking answer itself first (here: stdin is never closed)."""
+    code = (f"from bash_policy.integrations import adapters, harnesses; import sys; "
+            f"sys.exit(adapters.main(harnesses.HARNESSES[{harness!r}], adapters.Options(), deadline=0.5))")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        proc.wait(timeout=60)  # stdin stays open: the hook waits on it
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.stdin.close()
+    record = HARNESSES[harness]
+    assert blocks(record, subprocess.CompletedProcess([], proc.returncode, out, err)), (out, err)
+    assert "no decision within 0.5 s" in out + err
+
+
+# -- --rewrite: a denied command's safe fix runs instead ------------------------------------
+
+REWRITE = Options(plan_files=[".plans/*.md"], rewrite=True, allow_readonly=True)
+
+
+def test_claude_code_rewrite_runs_the_safe_fix_through_updated_input():
+    raw = event("claude-code", "bash_denied", command="rg -n TODO *.py")
+    out = json.loads(handle(CLAUDE_CODE, raw, REWRITE, {}).stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "allow"
+    assert out["updatedInput"]["command"] == "rg -n TODO -- *.py"
+    assert set(out["updatedInput"]) == set(json.loads(raw)["tool_input"])  # the rest kept
+    assert "ran `rg -n TODO -- *.py` instead of `rg -n TODO *.py`" in out["additionalContext"]
+    assert "BP203" in out["additionalContext"]
+
+
+def test_a_rewrite_without_allow_readonly_asks_as_the_client_would():
+    raw = event("claude-code", "bash_denied", command="rg -n TODO *.py")
+    opts = Options(plan_files=[".plans/*.md"], rewrite=True)
+    out = json.loads(handle(CLAUDE_CODE, raw, opts, {}).stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "ask" and out["updatedInput"]["command"] == "rg -n TODO -- *.py"
+
+
+def test_gemini_rewrite_sets_the_tool_input():
+    raw = event("gemini", "shell_denied", command="rg -n TODO *.py")
+    body = json.loads(handle(GEMINI, raw, dataclasses.replace(REWRITE, confine=False), {}).stdout)
+    assert body["decision"] == "allow"
+    assert body["hookSpecificOutput"]["tool_input"]["command"] == "rg -n TODO -- *.py"
+    # Where allowed commands run under bash-policy run, so does the fix.
+    body = json.loads(handle(GEMINI, raw, REWRITE, {}).stdout)
+    assert body["hookSpecificOutput"]["tool_input"]["command"] == run_command(
+        "rg -n TODO -- *.py", executable=adapters.executable(), config=os.devnull)
+
+
+@pytest.mark.parametrize("command", ["rg foo > out",        # only an unsafe fix: dropping the write
+                                     "rg foo *.py | sh",    # a denial without a fix
+                                     "touch canary"])
+def test_no_rewrite_without_a_safe_fix(command):
+    assert claude(event("claude-code", "bash_denied", command=command), REWRITE)[0] == "deny"
+
+
+def test_no_rewrite_unless_asked():
+    decision = claude(event("claude-code", "bash_denied", command="rg -n TODO *.py"))
+    assert decision[0] == "deny" and "rewrite (safe): rg -n TODO -- *.py" in decision[1]
+
+
+def test_the_snippet_carries_rewrite():
+    assert "--rewrite" in settings_snippet(CLAUDE_CODE, Options(rewrite=True))

@@ -93,9 +93,27 @@ def test_help_on_every_subcommand_exits_zero(name, capsys):
     assert f"usage: bash-policy {name}" in capsys.readouterr().out
 
 
-def test_version(capsys):
+def test_version_names_the_reader_stack(capsys):
+    from importlib.metadata import version
+
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.strip() == f"bash-policy {__version__}"
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"bash-policy {__version__}"
+    assert lines[1] == "exact reader: bash 5.2 (parse.y)"
+    assert lines[2] == f"tree-sitter {version('tree-sitter')}, tree-sitter-bash {version('tree-sitter-bash')}"
+    assert lines[3].startswith(f"bashlex {version('bashlex')}")
+
+
+def test_version_without_bashlex():
+    code = ("import sys; sys.modules['bashlex'] = None\n"
+            "import importlib.metadata as m; real = m.version\n"
+            "def fake(name):\n"
+            "    if name == 'bashlex': raise m.PackageNotFoundError(name)\n"
+            "    return real(name)\n"
+            "m.version = fake\n"
+            "from bash_policy.cli import version_text; print(version_text())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "bashlex not installed" in out
 
 
 def test_config_error_exits_two_with_message(tmp_path):
@@ -272,3 +290,164 @@ def test_test_reads_corpora_by_default(tmp_path, monkeypatch, capsys):
     (tmp_path / "corpora").mkdir()
     (tmp_path / "corpora" / "x.txt").write_text("allow  rg foo\n")
     assert main(["test"]) == 0
+
+
+# -- help, exit statuses, defaults ---------------------------------------------------------
+
+def _help(name, capsys) -> str:
+    assert main([name, "--help"]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", every_subcommand())
+def test_each_subcommand_lists_its_own_exit_statuses_and_every_default(name, capsys):
+    from bash_policy.cli import EXITS
+
+    text = _help(name, capsys)
+    assert text.rstrip().endswith(EXITS[name].rstrip()) and "exit status:" in text
+    parser = build_parser()._subparsers._group_actions[0].choices[name]
+    formatter = parser._get_formatter()
+    for action in parser._actions:
+        if action.option_strings and action.dest != "help":
+            assert "default" in formatter._get_help_string(action), (name, action.option_strings)
+
+
+def test_help_shows_the_defaults(capsys):
+    text = " ".join(_help("audit", capsys).split())
+    assert "(default: 10)" in text and "(default: auto," in text and "(default: off)" in text
+    text = " ".join(_help("check", capsys).split())
+    assert "(default: text)" in text
+
+
+def test_run_help_gives_the_runners_defaults_and_the_output_cap_status(capsys):
+    from bash_policy.integrations.runner import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
+
+    text = " ".join(_help("run", capsys).split())
+    assert f"(default: {DEFAULT_TIMEOUT:g})" in text and f"(default: {DEFAULT_MAX_OUTPUT})" in text
+    assert "137 stopped at the output cap" in text
+
+
+def test_run_stopped_at_the_output_cap_exits_137(tmp_path):
+    result = run(["run", "--cwd", str(tmp_path), "--max-output", "100", "--", "seq 1 1000000"])
+    assert result.returncode == 137 and len(result.stdout) == 100
+    assert result.stderr.decode().rstrip().endswith("output cut at 100 bytes; the command was stopped")
+
+
+def test_serve_help_states_the_protocol(capsys):
+    text = _help("serve", capsys)
+    assert '{"id": ANY, "command": "rg -n foo src", "cwd": "/repo"}' in text
+    assert '{"id": ANY, "verdict": {...}}' in text and '"error": "..."' in text
+
+
+# -- notes, --fix, --show-config -------------------------------------------------------------
+
+def test_notes_only_under_verbose(capsys):
+    assert main(["check", "ls"]) == 0
+    assert capsys.readouterr().out == "allowed\n"
+    assert main(["check", "--verbose", "ls"]) == 0
+    assert "note: cross-check" in capsys.readouterr().out
+
+
+def test_fix_prints_the_command_to_run(capsys):
+    assert main(["check", "--fix", "rg foo *.py"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "rg foo -- *.py\n" and "fixed BP203" in err
+    assert main(["check", "--fix", "rg -n foo src"]) == 0
+    assert capsys.readouterr().out == "rg -n foo src\n"
+    assert main(["check", "--fix", "rg foo > out"]) == 1  # only an unsafe fix
+    out, err = capsys.readouterr()
+    assert out == "" and "--unsafe-fixes applies it" in err
+    assert main(["check", "--fix", "--unsafe-fixes", "rg foo > out"]) == 0
+    assert capsys.readouterr().out == "rg foo\n"
+    assert main(["check", "--fix", "rg foo | sh"]) == 1  # no fix at all
+    out, err = capsys.readouterr()
+    assert out == "" and "BP300" in err
+
+
+@pytest.mark.parametrize("argv", [["check", "--unsafe-fixes", "ls"],
+                                  ["check", "--fix", "--output-format", "json", "ls"]])
+def test_fix_usage_errors(argv, capsys):
+    assert main(argv) == 2
+
+
+def test_show_config_names_the_file_how_it_was_found_and_the_merged_settings(tmp_path, capsys):
+    import tomllib
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    (repo / "bash-policy.toml").write_text('write_targets = ["/dev/null", "out.txt"]\n'
+                                           '[programs.tokei]\npositionals = "read"\n')
+    assert main(["check", "--show-config", "--cwd", str(repo / "src")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"# config: {repo / 'bash-policy.toml'}\n# found: the nearest bash-policy.toml")
+    settings = tomllib.loads(out)
+    assert settings["write_targets"] == ["/dev/null", "out.txt"]
+    assert settings["network_paths"] == ["/dev/tcp/", "/dev/udp/"]  # a default, merged
+    assert settings["programs"] == {"tokei": {"positionals": "read"}}
+    assert settings["env"]["IFS"] == "*" and settings["limits"]["max_length"] == 16384
+    assert main(["test", "--show-config", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["settings"]["crosscheck"] == "auto"
+    assert main(["check", "--show-config", "--cwd", str(tmp_path)]) == 0
+    assert "# config: built-in" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("text,suggestion", [
+    ("trusted_dir = []\n", "did you mean 'trusted_dirs'?"),
+    ("[limits]\nmax_segment = 3\n", "did you mean 'max_segments'?"),
+    ('[programs.foo]\npositional = "read"\n', "did you mean 'positionals'?"),
+    ('[trusted_repo_keys]\ngti = []\n', "did you mean 'git'?"),
+])
+def test_unknown_config_keys_suggest_the_nearest(text, suggestion, tmp_path, capsys):
+    config = tmp_path / "bash-policy.toml"
+    config.write_text(text)
+    assert main(["check", "--config", str(config), "ls"]) == 2
+    assert suggestion in capsys.readouterr().err
+
+
+# -- bash-policy test: every problem in one run ------------------------------------------------
+
+def test_test_reports_every_problem_in_one_run(tmp_path, capsys):
+    (tmp_path / "a.txt").write_text("allow  rg foo\nmaybe rg x\nallow  rg --pre sh x\n"
+                                    "deny bp400  rg --pre cat x\ndeny  ls\n")
+    (tmp_path / "b.txt").write_text("allow BP400  rg x\nallow  cat > o\n")
+    missing = tmp_path / "missing.txt"
+    assert main(["test", str(tmp_path), str(missing)]) == 2
+    out, err = capsys.readouterr()
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    assert err.splitlines() == [
+        f"bash-policy test: {a}:2: expected 'allow|deny [CODES] command'",
+        f"bash-policy test: {a}:4: 'bp400' is not a code (write BP400); `bash-policy codes` lists them",
+        f"bash-policy test: {b}:1: an allow case takes no codes",
+        f"bash-policy test: {missing}: no such file",
+    ]
+    assert f"{a}:3: expected allow: 'rg --pre sh x'" in out and f"{a}:5: expected deny: 'ls'" in out
+    assert f"{b}:2: expected allow: 'cat > o'" in out
+    assert out.splitlines()[-1] == "1 passed, 3 failed"
+    assert main(["test", "--json", str(tmp_path)]) == 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema_version"] == 1 and data["kind"] == "test"
+    assert [(p["line"], p["message"][:8]) for p in data["problems"]] == [
+        (2, "expected"), (4, "'bp400' "), (1, "an allow")]
+    assert (data["passed"], data["failed"]) == (1, 3)
+
+
+def test_test_without_corpora_says_how_to_start(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["test"]) == 2
+    err = capsys.readouterr().err
+    assert "no ./corpora here" in err and "corpora/commands.txt" in err and "allow  rg -n TODO src" in err
+
+
+def test_the_pre_commit_hook_runs_only_when_corpora_or_config_change():
+    import re
+    from pathlib import Path
+
+    hooks = (Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml").read_text()
+    assert "always_run" not in hooks
+    pattern = re.compile(re.search(r"^\s*files: (.+)$", hooks, re.M)[1])
+    for path in ("corpora/x.txt", "corpora/sub/y.txt", "bash-policy.toml", "pyproject.toml"):
+        assert pattern.search(path), path
+    for path in ("src/app.py", "README.md", "corpora/notes.md", "sub/bash-policy.toml.bak"):
+        assert not pattern.search(path), path

@@ -365,7 +365,9 @@ def test_gemini_state_is_a_plain_bash_and_its_terminal():
     # This test's process is no `gemini -p`: interactive, whose stdin is a terminal.
     assert got.stdin and "terminal" in got.stdin and got.functions == {}
     assert "nullglob" not in got.options and "dotglob" not in got.options
-    assert codes(check("cat", dataclasses.replace(Policy.default(), shell=got))) == ["BP702"]
+    policy = dataclasses.replace(Policy.default(), shell=got)
+    assert codes(check("cat", policy)) == ["BP702"]
+    assert check("rg -n foo", policy).allowed  # rg searches instead of reading a terminal
 
 
 def test_without_a_bashrc_only_claude_code_s_defaults(tmp_path):

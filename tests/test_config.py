@@ -112,3 +112,27 @@ def test_trusted_dirs_are_configurable(tmp_path):
     policy = Policy.from_file(write(tmp_path, "bash-policy.toml", "trusted_dirs = ['/opt/tools']\n"))
     assert check("/opt/tools/rg foo", policy).allowed
     assert not check("/usr/bin/rg foo", policy).allowed
+
+
+def test_docs_config_md_documents_every_key_and_agrees_with_the_defaults():
+    """The first TOML block of docs/config.md names every top-level key, loads,
+    and gives the defaults where it says it does; its list of denied
+    variables leaves out those the defaults allow with any value (IFS)."""
+    import re
+    from pathlib import Path
+
+    import tomllib
+
+    from bash_policy.judge.policy import _CONFIG_KEYS, _defaults
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "config.md").read_text()
+    block = re.search(r"```toml\n(.*?)```", doc, re.S)[1]
+    table = tomllib.loads(block)
+    assert set(table) == _CONFIG_KEYS
+    Policy.from_mapping(table)
+    defaults = _defaults()
+    assert table["network_paths"] == defaults["network_paths"]
+    denied = re.search(r"Every other\s+assignment is denied \(BP600\)(.*?)\.\n", doc, re.S)[1]
+    for name, allowed in defaults["env"].items():
+        if allowed == "*":  # allowed with any value: never in the denied list
+            assert not re.search(rf"`{name}`", denied), name

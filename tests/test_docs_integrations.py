@@ -18,7 +18,10 @@ DOC_EXECUTABLE = "/home/me/.venvs/bp/bin/bash-policy"
 
 
 @pytest.mark.parametrize("harness,heading", [("claude-code", "## Claude Code"),
-                                             ("gemini", "## Gemini CLI")])
+                                             ("gemini", "## Gemini CLI"),
+                                             ("codex", "## Codex CLI"),
+                                             ("copilot", "## GitHub Copilot CLI"),
+                                             ("qwen", "## Qwen Code")])
 def test_the_documented_snippet_is_the_printed_one(harness, heading):
     section = INTEGRATIONS[INTEGRATIONS.index(heading + "\n"):]
     shown = json.loads(re.search(r"```json\n(.*?)\n```", section, re.S)[1])

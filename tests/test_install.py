@@ -37,6 +37,7 @@ def test_a_regular_install_without_extras_passes_every_corpus(tmp_path):
     installed, bashlex = where.stdout.split()
     assert "site-packages" in installed and not installed.startswith(str(ROOT)), installed
     assert bashlex == "None"
+    _typed(python, installed, tmp_path, environ)
     profiles = subprocess.run([python, "-c", "from bash_policy.integrations.profiles import load_profile; "
                                "print(sorted(load_profile(n).client for n in ('claude-code', 'gemini')))"],
                               env=environ, cwd=tmp_path, capture_output=True, text=True)
@@ -45,3 +46,25 @@ def test_a_regular_install_without_extras_passes_every_corpus(tmp_path):
                          env=environ, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert " 0 failed" in run.stdout.splitlines()[-1]
+
+
+def _typed(python: Path, installed: str, tmp_path: Path, environ: dict) -> None:
+    """The installed package ships py.typed, so mypy reads its types (PEP 561)
+    from the install, public names included."""
+    assert (Path(installed).parent / "py.typed").is_file()
+    snippet = tmp_path / "use.py"
+    snippet.write_text("from bash_policy import Verdict, check\n"
+                       "verdict: Verdict = check('ls')\n"
+                       "reveal_type(verdict.allowed)\n"
+                       "reveal_type(verdict.denials[0].span.start)\n"
+                       "verdict.allowd\n")
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "mypy", "--python-executable", str(python), "--no-incremental",
+                          str(snippet)], env=environ, cwd=tmp_path, capture_output=True, text=True).stdout
+    assert "py.typed" not in out and "missing library stubs" not in out, out
+    import re
+
+    assert re.search(r'Revealed type is "(builtins\.)?bool"', out), out  # mypy's spelling varies
+    assert re.search(r'Revealed type is "(builtins\.)?int"', out), out
+    assert '"Verdict" has no attribute "allowd"' in out, out

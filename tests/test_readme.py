@@ -50,3 +50,46 @@ def test_the_first_set_up_command_shows_both_verdicts_and_exits_zero():
                           env={**os.environ, "PATH": path, "NO_COLOR": "1"})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("allowed\n") and "\ndenied (1 problem)\n  BP400" in proc.stdout
+
+
+def test_readme_confinement_example_is_what_the_cli_prints(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    import pytest
+
+    from bash_policy.confine import support
+
+    if not support().complete or not support().netns:
+        pytest.skip("the README shows a machine with full confinement, as root")
+    shown = re.search(r"```\n(\$ bash-policy doctor\n.*?)\n```", README, re.S)[1]
+    for block in re.split(r"^\$ ", shown, flags=re.M)[1:]:
+        command, _, expected = block.partition("\n")
+        path = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+        proc = subprocess.run(["bash", "-c", command.split("  #")[0]], capture_output=True, text=True,
+                              cwd=tmp_path, env={**os.environ, "PATH": path, "NO_COLOR": "1"})
+        assert (proc.stdout + proc.stderr).rstrip("\n") == expected.rstrip("\n")
+    assert not (tmp_path / "canary").exists()
+
+
+def _shown(prompt: str) -> tuple[str, str]:
+    """The command after `$ ` in a README block starting with `prompt`, and the output shown."""
+    block = re.search(r"```\n\$ (" + re.escape(prompt) + r"[^\n]*)\n(.*?)\n```", README, re.S)
+    assert block, prompt
+    return block[1], block[2]
+
+
+def test_readme_fix_and_audit_examples_are_what_the_cli_prints():
+    """Run as shown, from the repository root, with the CLI of this checkout."""
+    import os
+    import subprocess
+    import sys
+
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+    for prompt in ("bash-policy check --fix", "bash-policy audit"):
+        command, shown = _shown(prompt)
+        proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, cwd=ROOT,
+                              env={**os.environ, "PATH": path, "NO_COLOR": "1"})
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.rstrip("\n") == shown

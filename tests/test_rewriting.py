@@ -20,16 +20,26 @@ from bash_policy.integrations.wrapping import run_command
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OLD, NEW = "claude-code_2-1-197_harness", "claude-code_2-1-332_harness"
+WHERE: dict[str, str] = {}  # the project of the current test (the fixtures' /home/user/project is not here)
 
 
 def event(harness, name, **changes):
     data = json.loads((FIXTURES / harness / f"{name}.json").read_text())
+    data["cwd"] = WHERE["project"]
     for key, value in changes.items():
         if key in ("command", "timeout"):
             data["tool_input"][key] = value
         else:
             data[key] = value
     return data
+
+
+@pytest.fixture(autouse=True)
+def project(tmp_path, monkeypatch):
+    """The directory the events' commands run in (Gemini CLI's name src/ in it)."""
+    (tmp_path / "project" / "src").mkdir(parents=True)
+    monkeypatch.setitem(WHERE, "project", str(tmp_path / "project"))
+    return tmp_path / "project"
 
 
 @pytest.fixture
@@ -126,7 +136,7 @@ def settings(path, data):
 def test_claude_code_rules_the_rewrite_would_hide(home, tmp_path, where, rules, rewrites):
     """Claude Code matches its rules against the rewritten text: a deny or ask
     rule for Bash or Read would no longer see the command, so it is not rewritten."""
-    project = tmp_path / "project"
+    project = tmp_path / "project"  # made by the fixture
     path = {"user": home / ".claude" / "settings.json",
             "project": project / ".claude" / "settings.json",
             "local": project / ".claude" / "settings.local.json"}[where]
@@ -235,6 +245,7 @@ def test_the_policy_is_the_session_s_and_run_is_told_which(home, tmp_path):
     rewrites to (which would otherwise look for a config where the shell is)."""
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
+    (project / "vendor" / "clone" / "src").mkdir(parents=True)
     (project / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
     clone = project / "vendor" / "clone"
     (clone / ".git").mkdir(parents=True)

@@ -101,12 +101,12 @@ def allow_anything(monkeypatch):
                         lambda command, policy=None, *, cwd=None: Verdict(command, True, (), ()))
 
 
-def test_no_controlling_terminal_and_a_new_session(allow_anything):
-    result = runner.run('tty; read -r sid _ < /proc/self/sessionid 2>/dev/null; '
-                        'set -- $(cat /proc/$$/stat); echo "pid=$$ sid=$6"')
+@pytest.mark.parametrize("confine", ["off", "auto"])
+def test_no_controlling_terminal_and_a_new_session(allow_anything, confine):
+    result = runner.run('tty; set -- $(cat /proc/$$/stat); echo "$$ $5 $6"', confine=confine)
     assert b"not a tty" in result.stdout
-    pid, sid = result.stdout.decode().split()[-2:]
-    assert pid.split("=")[1] == sid.split("=")[1]  # bash leads its own session
+    pid, group, session = result.stdout.decode().split()[-3:]
+    assert pid == group == session  # bash leads its own session and group
 
 
 def test_timeout_stops_the_whole_session(allow_anything):

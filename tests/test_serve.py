@@ -106,3 +106,78 @@ def test_the_process_answers_each_line_before_the_next_arrives():
     finally:
         proc.stdin.close()
         assert proc.wait(timeout=30) == 0
+
+
+def test_text_and_run_are_opt_in_and_run_only_for_allowed_commands(tmp_path, monkeypatch):
+    from bash_policy.integrations.adapters import executable
+    from bash_policy.integrations.wrapping import run_command
+    from bash_policy.render import text
+
+    config = tmp_path / "team.toml"
+    config.write_text("")
+    monkeypatch.chdir(tmp_path)
+    policies = Policies("team.toml")  # relative: `run` must still name it absolutely
+    allowed, denied, plain = exchange(
+        json.dumps({"id": 1, "command": "rg -n foo", "text": True, "run": True}),
+        json.dumps({"id": 2, "command": "rg --pre cat x", "text": True, "run": True}),
+        json.dumps({"id": 3, "command": "rg -n foo", "run": "yes"}),
+        policies=policies)
+    assert allowed["run"] == run_command("rg -n foo", executable=executable(), config=str(config))
+    assert allowed["text"] == text(check("rg -n foo", cwd=str(tmp_path)))
+    assert "run" not in denied and "BP400" in denied["text"]
+    assert set(plain) == {"id", "verdict"}  # only `true` asks
+
+
+def test_the_run_text_runs_the_command_under_bash_policy_run(tmp_path):
+    (tmp_path / "notes.txt").write_text("token\n")
+    [reply] = exchange(json.dumps({"id": 1, "command": "head -n 1 notes.txt", "cwd": str(tmp_path),
+                                   "run": True}))
+    proc = subprocess.run(["sh", "-c", reply["run"]], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout == "token\n", proc.stderr
+
+
+def test_a_failure_anywhere_after_the_line_was_read_keeps_its_id(monkeypatch):
+    """An answer with a null id would leave a client that pairs answers by id
+    waiting; only a line that is not a JSON object gets one."""
+    import bash_policy.integrations.serve as serve_module
+
+    def boom(path):
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(serve_module.os.path, "isdir", boom)
+    assert exchange(json.dumps({"id": 7, "command": "ls"})) == [
+        {"id": 7, "error": "internal error: OSError: disk on fire"}]
+
+
+def test_config_from_picks_the_governing_config_and_run_names_it(tmp_path):
+    """A harness whose commands run in another directory than its session
+    (OpenCode's workdir) has the session's config govern, not one that a
+    repository cloned below it ships; `run` then judges by the same."""
+    session, vendored = tmp_path / "project", tmp_path / "project" / "vendor" / "x"
+    (vendored / ".git").mkdir(parents=True)
+    (session / ".git").mkdir()
+    (vendored / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
+    ask = {"command": "tokei src", "cwd": str(vendored), "run": True}
+    own, governed = exchange(json.dumps({"id": 1, **ask}),
+                             json.dumps({"id": 2, **ask, "config_from": str(session)}))
+    assert own["verdict"]["allowed"] is True
+    assert governed["verdict"]["allowed"] is False and "run" not in governed
+    (session / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
+    [named] = exchange(json.dumps({"id": 3, **ask, "config_from": str(session)}))
+    assert named["run"].endswith(f"run --config {session / 'bash-policy.toml'} -- 'tokei src'")
+    (session / "bash-policy.toml").unlink()
+    (vendored / "bash-policy.toml").write_text("")  # allows what the defaults allow, and differs
+    [mismatch] = exchange(json.dumps({"id": 4, **ask, "command": "ls", "config_from": str(session)}))
+    assert "not by the built-in policy" in mismatch["error"]
+    [bad] = exchange(json.dumps({"id": 5, **ask, "config_from": 3}))
+    assert "config_from" in bad["error"]
+def test_the_echo_of_an_oversized_command_is_cut():
+    from bash_policy.integrations.serve import ECHO, Policies, answer
+
+    command = "rg " + "x" * 50_000
+    verdict = answer(json.dumps({"id": 1, "command": command}), Policies())["verdict"]
+    assert verdict["command"] == command[:ECHO] + "…" and verdict["command_length"] == len(command)
+    assert [d["code"] for d in verdict["denials"]] == ["BP103"]
+    assert all(len(d["text"]) <= ECHO + 1 for d in verdict["denials"])
+    short = answer(json.dumps({"id": 2, "command": "rg x > out"}), Policies())["verdict"]
+    assert short["command"] == "rg x > out" and "command_length" not in short

@@ -7,12 +7,90 @@ governing the directory the command runs in (judge/policy.py: the nearest
 
 from __future__ import annotations
 
+import json
+import os
+import re
 from pathlib import Path
+from typing import Any
 
-from ..judge.policy import Policy
+from ..judge.policy import Policy, find_config
 
 
 def load_policy(config: str | Path | None = None, cwd: str | Path = ".") -> Policy:
     """The policy named by `config`, else the one governing `cwd`.
     Raises ConfigError for an unreadable or invalid file."""
     return Policy.from_file(config) if config is not None else Policy.discover(cwd)
+
+
+def directory_error(path: str) -> str | None:
+    """Why a command cannot be checked as running in `path`, or None: the
+    hooks and serve refuse a working directory that does not exist alike."""
+    return None if os.path.isdir(path) else f"cwd {path!r} is not a directory"
+
+
+def describe(config: str | Path | None, cwd: str | Path = ".") -> dict[str, Any]:
+    """For `--show-config`: the file that governs `cwd` (or `config`), how it
+    was found, and the settings in force once it is merged with the defaults."""
+    start = os.path.abspath(cwd)
+    found: Path | None
+    if config is not None:
+        found, how = Path(config), "given with --config"
+    else:
+        found = find_config(start)
+        how = (f"the nearest bash-policy.toml, or pyproject.toml with [tool.bash-policy], from {start} "
+               "up to its repository root (only that directory outside a repository)")
+    policy = load_policy(config, start)
+    settings = {
+        "trusted_dirs": list(policy.trusted_dirs),
+        "write_targets": sorted(policy.write_targets),
+        "network_paths": list(policy.network_paths),
+        "scope_roots": list(policy.scope_roots),
+        "crosscheck": policy.crosscheck,
+        "stdin_script": policy.stdin_script,
+        "limits": {"max_length": policy.max_length, "max_segments": policy.max_segments},
+        "env": {name: ({"match": value.pattern} if isinstance(value, re.Pattern) else value)
+                for name, value in sorted(policy.env.items())},
+        "trusted_repo_keys": {tool: list(keys) for tool, keys in policy.trusted_repo_keys.items()},
+        "programs": dict(policy.user_programs),
+    }
+    return {"config": str(found) if found is not None else None,
+            "found": how if found is not None else f"none: no config governs {start}, the built-in policy applies",
+            "settings": settings}
+
+
+def describe_text(report: dict[str, Any]) -> str:
+    """The report as TOML people can paste back into a config."""
+    out = [f"# config: {report['config'] or 'built-in'}", f"# found: {report['found']}",
+           "# the settings in force, the config merged with the built-in defaults:"]
+    settings = report["settings"]
+    tables = {k: v for k, v in settings.items() if isinstance(v, dict)}
+    for key, value in settings.items():
+        if key not in tables:
+            out.append(f"{key} = {_toml(value)}")
+    for key, table in tables.items():
+        if key == "programs":
+            for name, spec in table.items():
+                out += ["", f"[programs.{_key(name)}]"]
+                out += [f"{_key(k)} = {_toml(v)}" for k, v in spec.items()]
+            continue
+        out += ["", f"[{key}]"]
+        out += [f"{_key(k)} = {_toml(v)}" for k, v in table.items()]
+    return "\n".join(out)
+
+
+def _key(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_toml(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(str(value))

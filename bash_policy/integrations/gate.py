@@ -128,7 +128,7 @@ def disabled(tools: Iterable[str], ruleset: Sequence[Rule]) -> set[str]:
 PLAIN_TOOLS: dict[str, tuple[str, str | None]] = {
     "read": ("read", "file_path"),
     **{name: ("search", None) for name in ("grep", "glob", "ls", "list")},
-    **{name: ("edit", "file_path") for name in ("edit", "write", "apply_patch")},
+    **{name: ("edit", "file_path") for name in ("edit", "write")},
     **{name: ("shell", "command") for name in ("bash", "shell")},
     "task": ("task", "subagent_type"),
     "plan_exit": ("plan_exit", None),
@@ -136,13 +136,19 @@ PLAIN_TOOLS: dict[str, tuple[str, str | None]] = {
 }
 
 
-def _tool_table() -> dict[str, tuple[str, str | None]]:
-    """Tool name -> (permission, the tool_input key naming its subject)."""
-    table = dict(PLAIN_TOOLS)
+def _tool_table() -> dict[str, tuple[str, str | tuple[str, ...] | None]]:
+    """Tool name -> (permission, the tool_input key naming its subject).  A
+    name two clients use for the same permission under different keys (an
+    `edit` tool's `file_path` or `path`) keeps both keys, first one present wins."""
+    table: dict[str, tuple[str, str | tuple[str, ...] | None]] = dict(PLAIN_TOOLS)
     for harness in HARNESSES.values():
-        for tool, entry in harness.tools.items():
-            if table.setdefault(tool, entry) != entry:
-                raise ValueError(f"tool {tool!r} means two things: {table[tool]} and {entry}")
+        for tool, (permission, key) in harness.tools.items():
+            known, keys = table.setdefault(tool, (permission, key))
+            if known != permission:
+                raise ValueError(f"tool {tool!r} means two things: {known} and {permission}")
+            merged = tuple(k for k in (keys if isinstance(keys, tuple) else (keys,)) if k)
+            if key and key not in merged:
+                table[tool] = (permission, (*merged, key))
     return table
 
 
@@ -279,8 +285,10 @@ class PlanGate:
     def check_tool(self, tool: str, tool_input: Mapping[str, Any] | None = None, *,
                    cwd: str | None = None) -> Decision:
         """Decide one tool call given its name and arguments."""
-        permission, key = TOOLS.get(tool, (tool, None))
-        subject = (tool_input or {}).get(key, "*") if key else "*"
+        permission, keys = TOOLS.get(tool, (tool, None))
+        given = tool_input or {}
+        key = next((k for k in (keys if isinstance(keys, tuple) else (keys,)) if k in given), None)
+        subject = given[key] if key else "*"
         if not isinstance(subject, str):
             return self._deny(permission, "*", f"{tool}: `{key}` is not a string")
         return self.decide(permission, subject, cwd=cwd)
@@ -295,6 +303,8 @@ class PlanGate:
                               "so the call is denied")
 
     def _decide(self, permission: str, subject: str, cwd: str | None) -> Decision:
+        if permission == "patch":
+            return self._decide_patch(subject, cwd)
         subjects: tuple[str, ...] = (subject,)
         computed: Ruleset = ()
         verdict = None
@@ -307,6 +317,23 @@ class PlanGate:
         action = rule.action if rule else ASK
         reason = self._reason(action, permission, subject, verdict)
         return Decision(action, reason, permission, subject, verdict)
+
+    def _decide_patch(self, patch: str, cwd: str | None) -> Decision:
+        """A patch is an edit of every file it names: the first denial (or
+        else the first ask) among them decides it whole."""
+        from .patches import PatchError, patch_targets
+
+        try:
+            targets = patch_targets(patch)
+        except PatchError as error:
+            return self._deny("patch", "*", f"patch: {error}; bash-policy cannot tell which files "
+                                            "it writes, so it is denied")
+        decisions = [self._decide("edit", target, cwd) for target in targets]
+        for action in (DENY, ASK):
+            worst = next((d for d in decisions if d.action == action), None)
+            if worst is not None:
+                return Decision(action, worst.reason, "patch", worst.subject)
+        return Decision(ALLOW, decisions[0].reason, "patch", ", ".join(targets))
 
     def _check_command(self, command: str, cwd: str | None):
         from ..judge.engine import check

@@ -3,18 +3,21 @@
 The command is checked first and runs only if the policy allows it, under
 `bash --norc --noprofile -c` with the hardened environment (so config a
 repository ships cannot turn an allowed read into a program run), stdin
-closed, in a new session (no controlling terminal, so nothing can prompt),
-with a timeout and a cap on captured output.
+closed, in a new session with no controlling terminal, with a timeout and a
+cap on captured output, and, by default, confined by the kernel
+(bash_policy/confine): the static check is the first line of defence, the
+confinement the second, so that a misreading costs a failed command instead
+of a change.  `confine` (or the policy's `confine` key) chooses: "auto"
+confines wherever the kernel offers it and says in the verdict's notes what
+it could not; "required" refuses to run (exit 126) without full
+confinement; "off" runs unconfined.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
-import selectors
 import shutil
-import signal
-import subprocess
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -32,83 +35,61 @@ DENIED_EXIT = 126
 
 @dataclass(frozen=True)
 class RunResult:
-    verdict: Verdict  # the verdict that allowed or refused the command
+    verdict: Verdict  # the verdict that allowed or refused the command (notes: its confinement)
     ran: bool
     returncode: int | None = None
     stdout: bytes = b""
     stderr: bytes = b""
     timed_out: bool = False
     truncated: bool = False
+    confined: bool = False  # it ran inside the kernel sandbox
+    refused: str = ""  # why an allowed command did not run (confinement required but missing)
 
 
 def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = DEFAULT_TIMEOUT,
-        max_output: int = DEFAULT_MAX_OUTPUT, env: Mapping[str, str] | None = None) -> RunResult:
+        max_output: int = DEFAULT_MAX_OUTPUT, env: Mapping[str, str] | None = None,
+        confine: str | None = None) -> RunResult:
     """Check `command`; run it only if allowed.  `env` is the base the
-    hardened environment is derived from (default: this process's)."""
+    hardened environment is derived from (default: this process's);
+    `confine` overrides the policy's mode."""
+    from ..confine import ConfinementError, launch_confined, support
+    from ..confine.launch import launch
     from ..judge.engine import check
-    from ..repo.hardening import hardened_env
+    from ..repo.hardening import OFFLINE_ENV, hardened_env
 
     verdict = check(command, policy, cwd=cwd)
     if not verdict.allowed:
         return RunResult(verdict, ran=False)
+    mode = confine or (policy.confine if policy is not None else "auto")
+    if mode not in ("auto", "required", "off"):
+        raise ValueError(f"confine: expected auto, required or off, not {mode!r}")
     run_env = hardened_env(dict(env) if env is not None else None, cwd=cwd or os.getcwd())
     bash = shutil.which("bash", path=run_env.get("PATH", os.defpath))
     if bash is None:
         raise FileNotFoundError("bash not found on the hardened PATH")
-    proc = subprocess.Popen(
-        [bash, "--norc", "--noprofile", "-c", command],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=cwd, env=run_env, start_new_session=True, close_fds=True,
-    )
-    pipes = (proc.stdout, proc.stderr)
-    assert pipes[0] is not None and pipes[1] is not None  # both were asked for
-    deadline = time.monotonic() + timeout
+
+    def noted(note: str) -> Verdict:
+        return dataclasses.replace(verdict, notes=(*verdict.notes, note))
+
+    found = None
+    if mode != "off":
+        found = support()
+        gaps = found.gaps()
+        if gaps and mode == "required":
+            why = "; ".join(gaps)
+            return RunResult(noted(f"not run: confinement is required: {why}"), ran=False, refused=why)
+        if not found.available:
+            verdict, found = noted(f"ran unconfined: {gaps[0]}"), None
+        elif gaps:
+            verdict = noted("confined, except: " + "; ".join(gaps))
+    argv = [bash, "--norc", "--noprofile", "-c", command]
     try:
-        out, err, timed_out, truncated = _collect(pipes[0].fileno(), pipes[1].fileno(), timeout,
-                                                  max_output)
-        if not (timed_out or truncated):
-            # Both pipes closed: let bash exit by itself before anything is killed.
-            try:
-                proc.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                timed_out = True
-    finally:
-        _kill_group(proc)
-        pipes[0].close()
-        pipes[1].close()
-    code = proc.wait()
-    return RunResult(verdict, True, code, out, err, timed_out, truncated)
-
-
-def _collect(stdout: int, stderr: int, timeout: float, cap: int):
-    """Read both pipes until EOF, the deadline, or `cap` bytes on either."""
-    buffers = {stdout: bytearray(), stderr: bytearray()}
-    deadline = time.monotonic() + timeout
-    timed_out = truncated = False
-    with selectors.DefaultSelector() as selector:
-        for fd in buffers:
-            selector.register(fd, selectors.EVENT_READ)
-        while selector.get_map() and not truncated:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
-                break
-            for key, _ in selector.select(left):
-                chunk = os.read(key.fd, 65536)
-                if not chunk:
-                    selector.unregister(key.fd)
-                    continue
-                buffer = buffers[key.fd]
-                buffer += chunk
-                if len(buffer) > cap:
-                    del buffer[cap:]
-                    truncated = True
-    return bytes(buffers[stdout]), bytes(buffers[stderr]), timed_out, truncated
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    """End the command and anything it left behind in its session."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+        if found is None:
+            outcome = launch(argv, cwd=cwd, env=run_env, sandbox=None, timeout=timeout, max_output=max_output)
+        else:
+            outcome = launch_confined(argv, found, env={**run_env, **OFFLINE_ENV}, cwd=cwd, timeout=timeout,
+                                      max_output=max_output)
+    except ConfinementError as error:  # never run a command half-confined
+        return RunResult(noted(f"not run: confinement failed: {error}"), ran=False, refused=str(error))
+    return RunResult(verdict, True, outcome.returncode, outcome.stdout, outcome.stderr,
+                     outcome.timed_out, outcome.truncated, confined=found is not None)

@@ -4,9 +4,21 @@ written in Python.  One process, loaded once, answers many checks.
 Request, one a line:  {"id": 1, "command": "rg -n foo src", "cwd": "/repo"}
 Response, one a line: {"id": 1, "verdict": {...Verdict.to_dict()...}}
 A bad line gets {"id": <id or null>, "error": "..."}; the server never stops
-on input, only at end of file.  A request's `cwd` is where the command runs
-and also selects the config that governs that directory (unless the server
-was started with --config); without one, the server's --cwd is used.
+on input, only at end of file, and answers in the order it was asked, so a
+client can pair an answer whose id is null (a line that was not a JSON
+object) with its oldest open request.  The echo of a command over the
+policy's length limit is cut (`command_length` gives its length).  A
+request's `cwd` is where the
+command runs and also selects the config that governs that directory
+(unless the server was started with --config); without one, the server's
+--cwd is used; `config_from`, when given, names the directory whose config
+governs instead (a harness's session directory, so that a config shipped
+by a repository cloned below it is not read).  Two opt-in fields serve the
+shipped plugins:
+`"text": true` adds the verdict as `bash-policy check` prints it, and
+`"run": true` adds, for an allowed command, the shell text that runs it
+under `bash-policy run` (wrapping.run_command), for clients that may
+rewrite the command they were asked about.
 """
 
 from __future__ import annotations
@@ -16,6 +28,8 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
+from .config import directory_error
+
 
 class Policies:
     """The policy for each directory, loading each config file once."""
@@ -23,7 +37,8 @@ class Policies:
     def __init__(self, config: str | None = None, cwd: str = ".") -> None:
         from .config import load_policy
 
-        self.config, self.cwd = config, os.path.abspath(cwd)
+        self.config = os.path.abspath(config) if config is not None else None
+        self.cwd = os.path.abspath(cwd)
         self._fixed = load_policy(config) if config is not None else None
         self._loaded: dict[tuple[Path | None, int], Any] = {}
 
@@ -42,23 +57,32 @@ class Policies:
 
 
 def answer(line: str | bytes, policies: Policies) -> dict:
-    """The response to one request line.  Never raises."""
-    try:
-        return _answer(line, policies)
-    except Exception as error:  # a bug must not take the server down; the client denies
-        return {"id": None, "error": f"internal error: {type(error).__name__}: {error}"}
-
-
-def _answer(line: str | bytes, policies: Policies) -> dict:
-    from ..judge.engine import check
-    from ..judge.policy import ConfigError
-
+    """The response to one request line.  Never raises; a request that was
+    read keeps its id even when the checker fails on it."""
+    request: Any = None
     try:
         request = json.loads(line)
     except ValueError as error:
         return {"id": None, "error": f"not JSON: {error}"}
+    except Exception as error:  # a bug must not take the server down; the client denies
+        return _failed(None, error)
     if not isinstance(request, dict):
         return {"id": None, "error": "a request must be a JSON object"}
+    try:
+        return _answer(request, policies)
+    except Exception as error:
+        return _failed(request, error)
+
+
+def _failed(request: Any, error: Exception) -> dict:
+    ident = request.get("id") if isinstance(request, dict) else None
+    return {"id": ident, "error": f"internal error: {type(error).__name__}: {error}"}
+
+
+def _answer(request: dict, policies: Policies) -> dict:
+    from ..judge.engine import check
+    from ..judge.policy import ConfigError
+
     ident = request.get("id")
     command, cwd = request.get("command"), request.get("cwd", policies.cwd)
     if not isinstance(command, str):
@@ -66,15 +90,66 @@ def _answer(line: str | bytes, policies: Policies) -> dict:
     if not isinstance(cwd, str) or "\0" in cwd:
         return {"id": ident, "error": "cwd must be a string naming a directory"}
     cwd = os.path.join(policies.cwd, cwd)
-    if not os.path.isdir(cwd):
-        return {"id": ident, "error": f"cwd {cwd!r} is not a directory"}
+    problem = directory_error(cwd)
+    if problem is not None:
+        return {"id": ident, "error": problem}
+    governed = request.get("config_from", cwd)
+    if not isinstance(governed, str) or "\0" in governed:
+        return {"id": ident, "error": "config_from must be a string naming a directory"}
+    governed = os.path.join(policies.cwd, governed)
+    if not os.path.isdir(governed):
+        return {"id": ident, "error": f"config_from {governed!r} is not a directory"}
     try:
-        policy = policies.for_directory(cwd)
-        return {"id": ident, "verdict": check(command, policy, cwd=cwd).to_dict()}
+        policy = policies.for_directory(governed)
+        verdict = check(command, policy, cwd=cwd)
+        wrap = request.get("run") is True and verdict.allowed
+        run_config = (policies.config or _run_config(governed, cwd)) if wrap else None
     except ConfigError as error:
         return {"id": ident, "error": str(error)}
-    except Exception as error:  # a checker bug: an error answer, which the client treats as a denial
-        return {"id": ident, "error": f"internal error: {type(error).__name__}: {error}"}
+    response: dict[str, Any] = {"id": ident, "verdict": _echo_cut(verdict.to_dict(), policy.max_length)}
+    if request.get("text") is True:
+        from ..render import text
+
+        response["text"] = text(verdict)
+    if wrap:
+        from .adapters import executable
+        from .wrapping import run_command
+
+        response["run"] = run_command(command, executable=executable(), config=run_config)
+    return response
+
+
+def _run_config(governed: str, cwd: str) -> str | None:
+    """The --config that makes `bash-policy run`, started in `cwd`, judge by
+    the policy of `governed` (a harness's session directory): that one's
+    file, or none when `cwd` finds the same by itself.  Raises ConfigError
+    when `cwd` has a config of its own and the session has the built-in
+    policy, which no --config names."""
+    from ..judge.policy import ConfigError, find_config
+
+    session, own = find_config(governed), find_config(cwd)
+    if session is not None:
+        return str(session) if own != session else None
+    if own is not None:
+        raise ConfigError(f"{cwd} is governed by {own}, not by the built-in policy of {governed}; "
+                          "the command is not run there")
+    return None
+
+
+ECHO = 200  # characters of an oversized command echoed back
+
+
+def _echo_cut(verdict: dict, limit: int) -> dict:
+    """A command over the policy's length limit was never read (BP103); its
+    echo, and the text of its denials, are cut to a prefix so that one answer
+    does not carry a megabyte back.  `command_length` says how long it was."""
+    command = verdict["command"]
+    if len(command) <= limit:
+        return verdict
+    for denial in verdict["denials"]:
+        if len(denial["text"]) > ECHO:
+            denial["text"] = denial["text"][:ECHO] + "…"
+    return {**verdict, "command": command[:ECHO] + "…", "command_length": len(command)}
 
 
 def serve(stdin: IO[str], stdout: IO[str], policies: Policies) -> int:

@@ -137,6 +137,7 @@ class ShellState:
     unknown_names: Mapping[str, str] = field(default_factory=dict)  # name -> why it is unknown
     options: frozenset[str] = frozenset()  # shell options on
     stdin: str | None = None  # None: closed; else what it is ("Claude Code's socket")
+    stdin_unread: frozenset[str] = frozenset()  # programs that do not read that stdin (rg: a terminal)
     walks: Mapping[str, Walk] = field(default_factory=dict)  # with hangs not stopped
     hangs: str | None = None  # what the client does with a hung command, when it does not kill it
     unknown: str | None = None  # why the state cannot be known: every command depends on it
@@ -485,7 +486,7 @@ def stdin_denied(node: Command, ctx: Context) -> bool:
     if state is None or state.stdin is None or not node.words:
         return False
     program = node.words[0]
-    if ctx.reads_stdin:
+    if ctx.reads_stdin and program.value not in state.stdin_unread:
         ctx.deny(Code.BP702, program.span,
                  f"`{ctx.source[node.span.start:node.span.end]}` may read standard input, which in "
                  f"{state.client} is {state.stdin} here: it waits for ever",

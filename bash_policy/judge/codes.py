@@ -72,6 +72,12 @@ class Code(str, Enum):
         return self.value
 
 
+# The codes' documentation, relative to the repository root: generated from
+# this table (docgen.py) and tested for drift, so the page at any commit is the
+# page of that commit's codes.
+DOCS = "docs/codes.md"
+
+
 @dataclass(frozen=True, slots=True)
 class CodeInfo:
     code: str
@@ -85,6 +91,17 @@ class CodeInfo:
     @property
     def runnable(self) -> bool:
         return not self.example.startswith("#")
+
+    @property
+    def anchor(self) -> str:
+        """The code's section in docs/codes.md."""
+        return f"{self.code.lower()}-{self.name}"
+
+    @property
+    def url(self) -> str:
+        """Where the code's page is: its section of docs/codes.md, relative to
+        the repository (docs/model.md, "Documentation links", says why)."""
+        return f"{DOCS}#{self.anchor}"
 
 
 _TABLE: tuple[CodeInfo, ...] = (

@@ -12,7 +12,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Set
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..read import exact, parse_cache
 from ..read.model import (
@@ -45,16 +45,16 @@ from ..read.model import (
     children,
     walk,
 )
-from . import client_shell, rules, shapes
+from . import client_shell, fixes, rules, shapes
 from .codes import Code, Effect
 from .flow import command_directories
 from .policy import Policy
 from .rules import engine_rule
-from .rules.files import check_special_operands
+from .rules.files import check_around, check_special_operands
 from .scope import check_scope
 from .spec import CommandSpec, Flag, Reason
 from .special import names_stdin, on_disk, special_file, special_operand
-from .verdict import Denial, Verdict
+from .verdict import SAFE, Denial, Edit, Fix, Verdict
 
 # -- engine rules: what each generic check blocks, why, and its examples ---------
 
@@ -114,6 +114,13 @@ FLAGS = engine_rule("flags", """Flags that are denied, unknown, abbreviated, or 
     deny=["rg --pre cat x", "rg --frob x", "sort --out=f x", "rg --color=sometimes x",
           'git log --format="$F"'],
     allow=["rg -n x", 'git log --author="$USER"'])
+MODES = engine_rule("modes", """Options that select different modes where the program refuses them together.
+    A spec's `modes` say which options select what the program does and how it
+    combines several (program rules judge the mode that results: `xz -t -z f`
+    compresses f, since xz obeys the last); where the program refuses two, a
+    version that took one instead would do what was not judged.""",
+    codes=[Code.BP400], deny=["git cat-file -t -p HEAD", "git branch --list --show-current"],
+    allow=["git cat-file -t HEAD", "git branch --show-current"])
 OPERANDS = engine_rule("operands", """Operands a program writes to or acts on, too many, or words that may be flags.
     Some programs take an output file or a new name as a plain operand; a
     file named `--pre=sh` turns an unanchored glob into a flag.""",
@@ -231,6 +238,35 @@ class Invocation:
     def has(self, *names: str) -> bool:
         return bool(self.uses(*names))
 
+    def given_modes(self) -> list[FlagUse]:
+        """The uses of the spec's mode flags after the last reset, in order."""
+        modes = self.spec.modes
+        given: list[FlagUse] = []
+        if modes is None:
+            return given
+        for use in self.flags:
+            if use.flag.names[0] in modes.reset:
+                given = []
+            elif use.flag.names[0] in modes.flags:
+                given.append(use)
+        return given
+
+    def modes(self) -> frozenset[str]:
+        """The modes the program runs in, as it combines the mode flags given
+        (spec `modes`, by each flag's first name): the last or first one, or
+        every one ("error" and "all"); the default when none is given.  A
+        rule judges the mode that results, never the flags' mere presence:
+        `xz -t -z f` compresses f."""
+        modes = self.spec.modes
+        given = [use.flag.names[0] for use in self.given_modes()]
+        if modes is None or not given:
+            return frozenset({modes.default} if modes is not None and modes.default else ())
+        if modes.combine == "last":
+            return frozenset(given[-1:])
+        if modes.combine == "first":
+            return frozenset(given[:1])
+        return frozenset(given)
+
 
 class Context:
     """State of one check: the policy, the denials so far, the segment, the rule running."""
@@ -262,11 +298,12 @@ class Context:
         self.variables: dict[str, shapes.Variable] = {}
 
     def deny(self, code: Code | str, span: Span, message: str, hint: str,
-             effect: Effect | str | None = None, rule: str | None = None) -> None:
+             effect: Effect | str | None = None, rule: str | None = None,
+             fix: Fix | None = None) -> None:
         """Record a denial; `rule` defaults to the rule running now."""
         self.denials.append(Denial(Code(code).value, message, hint, span, self.segment,
                                    None if effect is None else Effect(effect).value,
-                                   rule or self.rule))
+                                   rule or self.rule, fix))
 
     def deny_word(self, word: Word, context: str = "") -> None:
         """Deny the first expansion of a word that is not allowed where it stands."""
@@ -346,7 +383,8 @@ def _brace_hint(text: str) -> str:
 def check(command: str, policy: Policy | None = None, *, cwd: str | None = None) -> Verdict:
     """Decide whether `command` may run in plan mode.  Never raises: any
     internal error is a denial (BP107), because a harness may read an
-    exception as "go ahead"."""
+    exception as "go ahead".  A denied verdict carries a `fix` when every
+    denial has one and the rewritten command is itself allowed."""
     try:
         return _check(command, policy or Policy.default(), cwd)
     except Exception as error:  # fail closed, whatever went wrong
@@ -358,7 +396,8 @@ def check(command: str, policy: Policy | None = None, *, cwd: str | None = None)
         return Verdict(text, False, (denial,), ())
 
 
-def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
+def _check(command: str, policy: Policy, cwd: str | None, fix: bool = True) -> Verdict:
+    """The check; `fix` false for checking a rewrite, which needs no fixes of its own."""
     if not isinstance(command, str):
         raise TypeError("command must be str")
     if cwd is not None and (not isinstance(cwd, str) or "\0" in cwd):
@@ -390,8 +429,31 @@ def _check(command: str, policy: Policy, cwd: str | None) -> Verdict:
     if not ctx.denials:  # only an allow needs the other readings
         from ..read.crosscheck import cross_check
         cross_check(script, ctx)
-    return Verdict(command, not ctx.denials, tuple(ctx.denials), commands, tuple(ctx.notes),
-                   script)
+    denials, combined = tuple(ctx.denials), None
+    if fix and any(d.fix is not None for d in denials):
+        denials, combined = _with_fixes(command, ctx.denials, policy, cwd)
+    return Verdict(command, not denials, denials, commands, tuple(ctx.notes), script, combined)
+
+
+def _with_fixes(command: str, denials: list[Denial], policy: Policy,
+                cwd: str | None) -> tuple[tuple[Denial, ...], Fix | None]:
+    """The denials with only the fixes that are checked to resolve them, and
+    their fixes together when the result passes.  A rewrite is checked in
+    full, the other readings included (a line continuation that bash reads
+    one way can read another once `--` stands before it), so a denial with a
+    fix loads the second readers that other denials never need.  A fault
+    here loses the fixes, never a denial."""
+    try:
+        def recheck(rewritten: str) -> Verdict:
+            return _check(rewritten, policy, cwd, fix=False)
+
+        if len(denials) == 1:  # its fix is the verdict's: one check tells both
+            combined = fixes.combine(command, denials, lambda rewritten: recheck(rewritten).allowed)
+            return (tuple(denials) if combined else (replace(denials[0], fix=None),)), combined
+        checked = fixes.verified(command, denials, recheck)
+        return checked, fixes.combine(command, checked, lambda rewritten: recheck(rewritten).allowed)
+    except Exception:
+        return tuple(replace(d, fix=None) for d in denials), None
 
 
 # The rule a problem the reader found belongs to, by its code's family.
@@ -802,10 +864,10 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
     if op in (">", ">>", "&>", "&>>", ">|", ">&") and path in ctx.policy.write_targets:
         return
     written = f"{'' if redirect.fd is None else redirect.fd}{op}{target.text}"
-    ctx.deny(Code.BP500, Span(redirect.span.start, target.span.end),
-             f"`{written}` opens `{path}` for writing",
+    span = Span(redirect.span.start, target.span.end)
+    ctx.deny(Code.BP500, span, f"`{written}` opens `{path}` for writing",
              "drop the redirection and read the output directly, or redirect to /dev/null",
-             Effect.WRITE, rule=REDIRECTION)
+             Effect.WRITE, rule=REDIRECTION, fix=fixes.drop(ctx.source, span))
 
 
 def _on_disk(path: str, ctx: Context) -> set[str | None]:
@@ -938,10 +1000,11 @@ class ArgvReader:
         self.appended = appended
         self.inv = Invocation(spec, words)
         self.options_done = False
+        self.double_dash: Fix | None = None  # the `--` that fixes this command's operands, once found
 
     def deny(self, code: Code, span: Span, message: str, hint: str,
-             effect: Effect | None = None, rule: str = FLAGS) -> None:
-        self.ctx.deny(code, span, message, hint, effect, rule=rule)
+             effect: Effect | None = None, rule: str = FLAGS, fix: Fix | None = None) -> None:
+        self.ctx.deny(code, span, message, hint, effect, rule=rule, fix=fix)
 
     def read(self) -> None:
         spec, ctx = self.spec, self.ctx
@@ -1014,19 +1077,57 @@ class ArgvReader:
             self.deny(Code.BP203, word.span,
                       f"`{word.text}` expands to file names, and one starting with {sign} "
                       f"would be read by {spec.display} as a flag", _glob_hint(word.text),
-                      rule=OPERANDS)
+                      rule=OPERANDS, fix=self.operand_fix(word) or fixes.dot_slash(word))
         elif not single and shapes.dash_safe(shapes.quoted(word), ctx.source, ctx.variables):
             self.deny(Code.BP404, word.span,
                       f"unquoted, `{word.text}` is split at blanks into words, and one may start "
                       f"with {sign}, which {spec.display} would read as a flag",
-                      _quote_hint(word, self.rewritten), rule=OPERANDS)
+                      _quote_hint(word, self.rewritten), rule=OPERANDS, fix=self.operand_fix(word))
         else:
             kind = "is split into words; one" if not single else "is a word that"
             self.deny(Code.BP404, word.span,
                       f"`{word.text}` {kind} may start with {sign}, which {spec.display} would read "
-                      "as a flag", self.double_dash_hint(word), rule=OPERANDS)
+                      "as a flag", self.double_dash_hint(word), rule=OPERANDS,
+                      fix=self.operand_fix(word))
         if not spec.permute and inv.positionals:
             self.options_done = True
+
+    def operand_fix(self, word: Word) -> Fix | None:
+        """`--` before the first operand of this command that may become a
+        flag; every later one is covered by the same `--`."""
+        if self.double_dash is None and self.spec.double_dash:
+            at = next(k for k, w in enumerate(self.words) if w is word)
+            self.double_dash = fixes.double_dash(self.words, at, ("-", "+") if self.spec.plus_options
+                                                 else ("-",))
+        return self.double_dash
+
+    def appended_fix(self) -> Fix | None:
+        """`--` before the operands a wrapper's command is given (`xargs rg
+        foo` -> `xargs rg -- foo`), or after its last word when it has none:
+        what the wrapper appends then stays operands."""
+        if not self.spec.double_dash:
+            return None
+        words, pos = self.inv.words, self.inv.positionals
+        if pos:
+            at = next(k for k, w in enumerate(words) if w is pos[0])
+            return fixes.double_dash(words, at, ("-", "+") if self.spec.plus_options else ("-",))
+        end = words[-1].span.end
+        return Fix((Edit(Span(end, end), " --"),), SAFE)
+
+    def drop_flag(self, word: Word, flag: Flag, with_next: bool) -> Fix | None:
+        """Dropping a denied flag (and its separate value), where its spec's
+        fix says to (`drop -i and read the edited text on standard output`):
+        unsafe, since what the flag did no longer happens.  A flag whose spec
+        says something else is a mode of its own (`md5sum -c`, `tar
+        --delete`), and dropping it would mean another command."""
+        reason = flag.denied
+        if reason is None or not any(reason.fix == f"drop {name}" or reason.fix.startswith(f"drop {name} ")
+                                     or reason.fix.startswith(f"drop {name};")
+                                     for name in ("it", *flag.names)):
+            return None
+        at = next(k for k, w in enumerate(self.words) if w is word)
+        end = self.words[at + 1] if with_next and at + 1 < len(self.words) else word
+        return fixes.drop(self.ctx.source, Span(word.span.start, end.span.end))
 
     def double_dash_hint(self, word: Word) -> str:
         """The command with `--` before `word`, when no flag follows it.  A
@@ -1072,9 +1173,12 @@ class ArgvReader:
         rule = rules.get(self.spec.hook) if self.spec.hook else None
         read = rule is not None and (rule.reads is None or bool(rule.reads & set(flag.names)))
         if GLOB in {e.kind for e in holder.expansions}:
+            flag_text = holder.prefix[:len(name) + (holder.prefix[len(name):len(name) + 1] == "=")]
             self.deny(Code.BP203, holder.span,
                       f"`{holder.text}` expands to file names, which become the value of {name} "
-                      "and further words", _glob_hint(holder.text), rule=EXPANSION)
+                      "and further words", _glob_hint(holder.text), rule=EXPANSION,
+                      fix=fixes.quote_pattern(holder, flag_text if holder is word else "",
+                                              flag.metavar))
         elif not shapes.unknown_kinds_allowed(holder) or not shapes.single(holder, ctx.source,
                                                                            ctx.variables):
             ctx.deny_word(holder, f"as the value of {name}")
@@ -1118,7 +1222,9 @@ class ArgvReader:
             if match[group]:
                 flag = self.spec.flags[name]
                 if flag.denied is not None:
-                    self.denied_flag(flag.denied, f"{name} (in {word.value})", word, consumes_next=False)
+                    alone = len(word.value) == 2 and word.text == word.value  # `-f`, nothing else
+                    self.denied_flag(flag.denied, f"{name} (in {word.value})", word, consumes_next=False,
+                                     fix=self.drop_flag(word, flag, False) if alone else None)
                 else:
                     self.record(flag, name, None, word, None)
 
@@ -1150,8 +1256,9 @@ class ArgvReader:
             self.unknown_flag(name, word)
             return
         if flag.denied is not None:
-            self.denied_flag(flag.denied, name, word, consumes_next=flag.value in ("required", "lastarg")
-                             and not eq)
+            consumes = flag.value in ("required", "lastarg") and not eq
+            self.denied_flag(flag.denied, name, word, consumes_next=consumes,
+                             fix=self.drop_flag(word, flag, consumes))
             return
         if flag.value == "none":
             if eq:
@@ -1211,9 +1318,11 @@ class ArgvReader:
                 return
             if flag.denied is not None:
                 shown = name if len(text) == 2 else f"{name} (in {text})"
-                self.denied_flag(flag.denied, shown, word,
-                                 consumes_next=flag.value in ("required", "lastarg")
-                                 and k + 1 == len(text))
+                consumes = flag.value in ("required", "lastarg") and k + 1 == len(text)
+                fix = None
+                if k == 1 and (len(text) == 2 or flag.value == "required"):  # the flag and its value
+                    fix = self.drop_flag(word, flag, consumes)
+                self.denied_flag(flag.denied, shown, word, consumes_next=consumes, fix=fix)
                 return
             if flag.value == "none":
                 self.record(flag, name, None, word, None)
@@ -1262,7 +1371,8 @@ class ArgvReader:
                 self.deny(Code.BP203, holder.span,
                           f"`{holder.text}` as the value of {name} expands to file names; "
                           "the first becomes the value and the rest become operands",
-                          f"quote it: {name} '{holder.text}'", rule=EXPANSION)
+                          f"quote it: {name} '{holder.text}'", rule=EXPANSION,
+                          fix=fixes.quote_pattern(holder, "", flag.metavar))
             else:
                 self.unknown_value(flag, name, word, holder)
             return None
@@ -1273,9 +1383,10 @@ class ArgvReader:
         index = next(k for k, w in enumerate(self.words) if w is word)
         self.inv.flags.append(FlagUse(flag, name, value, word, holder, index, known))
 
-    def denied_flag(self, reason: Reason, shown: str, word: Word, consumes_next: bool) -> None:
+    def denied_flag(self, reason: Reason, shown: str, word: Word, consumes_next: bool,
+                    fix: Fix | None = None) -> None:
         self.deny(Code.BP400, word.span, f"`{self.spec.display} {shown}` {reason.why}",
-                  reason.fix or _DEFAULT_FIX[reason.effect], reason.effect)
+                  reason.fix or _DEFAULT_FIX[reason.effect], reason.effect, fix=fix)
         if consumes_next and self.i < len(self.words):
             self.i += 1
 
@@ -1307,12 +1418,29 @@ class ArgvReader:
             self.deny(Code.BP405, self.named_by.span, f"`{spec.display}` needs a subcommand",
                       f"use one of: {', '.join(allowed)}", rule=SUBCOMMAND)
         if not has_sub:
+            self.check_modes()
             self.check_positionals()
             if self.reads_stdin():
                 self.ctx.reads_stdin = True
             self.check_special_files()
         if self.spec.hook:
             self.ctx.run_rule(self.spec.hook, self.inv)
+
+    def check_modes(self) -> None:
+        """Two different modes where the program refuses them (`combine = "error"`):
+        the run would fail, and a version that took one of them instead would
+        do what the checker did not judge."""
+        modes = self.spec.modes
+        if modes is None or modes.combine != "error":
+            return
+        given = self.inv.given_modes()
+        other = next((use for use in given if use.flag is not given[0].flag), None)
+        if other is not None:
+            self.deny(Code.BP400, other.word.span,
+                      f"`{self.spec.display}` {given[0].name} and {other.name} select different "
+                      f"modes, which {self.spec.path[0]} refuses together",
+                      f"give one of them: `{self.spec.display} {given[0].name}` or "
+                      f"`{self.spec.display} {other.name}`", rule=MODES)
 
     def reads_stdin(self) -> bool:
         """Whether the program may read standard input: its spec's `stdin`, a
@@ -1380,7 +1508,8 @@ class ArgvReader:
                       f"`{spec.display}` gets extra operands from standard input, which could be read "
                       "as flags",
                       f"put `--` before the operands of {spec.display}: "
-                      f"`{appended.wrapper} {_with_double_dash(inv)}`", rule=OPERANDS)
+                      f"`{appended.wrapper} {_with_double_dash(inv)}`", rule=OPERANDS,
+                      fix=self.appended_fix())
         if role == "none" and pos:
             self.deny(Code.BP406, pos[0].span, f"`{spec.display}` takes no operands here",
                       f"drop `{pos[0].text}`", rule=OPERANDS)
@@ -1413,13 +1542,17 @@ class ArgvReader:
         read, must not be devices or kernel files (see `special_file`)."""
         spec, inv, ctx = self.spec, self.inv, self.ctx
         read_values = []
+        around: dict[str, list[Word]] = {}
         for use in inv.flags:
             if use.flag.reads and use.value is None and use.value_word not in (None, use.word):
                 read_values.append(use.value_word)  # `grep -f ~+/p`: `~+` and $PWD are looked up
+                around.setdefault(use.flag.reads, []).append(use.value_word)
             if not use.flag.reads or use.value is None:
                 continue
             shown = use.value_word if use.value_word is not None else use.word
             for path in use.flag.paths(use.value):
+                if use.flag.reads == "file-if-slash" and "/" not in path:
+                    continue  # a name (iconv's charset), not a file
                 if special_file(path, ctx.cwd):
                     self.deny(Code.BP403, use.word.span,
                               f"`{spec.display} {use.name}` would read `{path}`, a device or kernel "
@@ -1427,8 +1560,12 @@ class ArgvReader:
                               Effect.HANG, rule=SPECIAL)
                 else:
                     read_values.append(Word(path, shown.span, path))
+                    around.setdefault(use.flag.reads, []).append(read_values[-1])
         if read_values and ctx.cwd is not None:  # `grep -f p` where p is a FIFO (rules/files.py)
             check_special_operands(read_values, ctx)
+        for shape, words in around.items():  # `kubectl -f DIR`: the files under DIR
+            check_around(words, shape, ctx, spec.display)
+        check_around(self.opened(), spec.positionals.shape, ctx, spec.display)
         for word in self.opened():
             if special_operand(word, ctx.cwd):
                 self.deny(Code.BP406, word.span,

@@ -20,17 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from . import rules, spec_cache
-from .spec import CommandSpec, SpecError, build_spec, merge_tables
+from .spec import CommandSpec, SpecError, build_spec, merge_tables, unknown_key
 
 SPEC_DIR = Path(__file__).with_name("specs")
 _DEFAULTS_FILE = Path(__file__).with_name("defaults.toml")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _CONFIG_KEYS = {"trusted_dirs", "write_targets", "network_paths", "env", "limits", "programs",
-                "scope_roots", "crosscheck", "stdin_script", "trusted_repo_keys"}
+                "scope_roots", "crosscheck", "stdin_script", "trusted_repo_keys", "confine"}
 # Tools whose repository config is read with an allowlist of inert keys (docs/config.md).
 REPO_CONFIG_TOOLS = ("git", "npm")
 # Whether a second parser (bashlex) must agree before a command is allowed (docs/readers.md).
 CROSSCHECK_MODES = ("auto", "required", "off")
+# How `bash-policy run` confines what it allows (bash_policy/confine): wherever the
+# kernel offers it, only if it does (else refuse), or never.
+CONFINE_MODES = ("auto", "required", "off")
 
 
 class ConfigError(ValueError):
@@ -84,6 +87,7 @@ class Policy:
     user_programs: Mapping[str, Any] = field(default_factory=dict)
     source: str = "built-in"
     crosscheck: str = "auto"
+    confine: str = "auto"
     # Whether the harness may pipe the script into bash, so that a command on an
     # earlier line could read the later lines (BP108); false for `bash -c` harnesses.
     stdin_script: bool = True
@@ -114,11 +118,12 @@ class Policy:
     def from_mapping(cls, data: Mapping[str, Any], source: str = "<config>") -> Policy:
         unknown = set(data) - _CONFIG_KEYS
         if unknown:
-            raise ConfigError(f"{source}: unknown key {sorted(unknown)[0]!r} "
-                              f"(known: {', '.join(sorted(_CONFIG_KEYS))})")
+            message = unknown_key(source, sorted(unknown)[0], _CONFIG_KEYS)
+            raise ConfigError(message if "did you mean" in message
+                              else f"{message} (known: {', '.join(sorted(_CONFIG_KEYS))})")
         base = _defaults()
         merged = dict(base)
-        for key in ("crosscheck", "stdin_script"):
+        for key in ("crosscheck", "stdin_script", "confine"):
             if key in data:
                 merged[key] = data[key]
         for key in ("trusted_dirs", "write_targets", "network_paths", "scope_roots"):
@@ -168,7 +173,7 @@ class Policy:
         limits = data.get("limits", {})
         for key in limits:
             if key not in ("max_length", "max_segments"):
-                raise ConfigError(f"{source}: limits: unknown key {key!r}")
+                raise ConfigError(unknown_key(f"{source}: limits", key, ("max_length", "max_segments")))
             if not isinstance(limits[key], int) or limits[key] <= 0:
                 raise ConfigError(f"{source}: limits.{key}: expected a positive integer")
         stdin_script = data.get("stdin_script", True)
@@ -177,13 +182,16 @@ class Policy:
         crosscheck = data.get("crosscheck", "auto")
         if crosscheck not in CROSSCHECK_MODES:
             raise ConfigError(f"{source}: crosscheck: expected one of {', '.join(CROSSCHECK_MODES)}")
+        confine = data.get("confine", "auto")
+        if confine not in CONFINE_MODES:
+            raise ConfigError(f"{source}: confine: expected one of {', '.join(CONFINE_MODES)}")
         trusted_keys = data.get("trusted_repo_keys", {})
         if not isinstance(trusted_keys, Mapping):
             raise ConfigError(f"{source}: trusted_repo_keys: expected a table of tools")
         for tool, keys in trusted_keys.items():
             if tool not in REPO_CONFIG_TOOLS:
-                raise ConfigError(f"{source}: trusted_repo_keys: unknown tool {tool!r} "
-                                  f"(known: {', '.join(REPO_CONFIG_TOOLS)})")
+                raise ConfigError(unknown_key(f"{source}: trusted_repo_keys", tool, REPO_CONFIG_TOOLS, "tool")
+                                  + f" (known: {', '.join(REPO_CONFIG_TOOLS)})")
             if not isinstance(keys, list) or not all(isinstance(k, str) and k for k in keys):
                 raise ConfigError(f"{source}: trusted_repo_keys.{tool}: expected a list of key names")
         return cls(
@@ -197,6 +205,7 @@ class Policy:
             user_programs=dict(programs),
             source=source,
             crosscheck=crosscheck,
+            confine=confine,
             stdin_script=stdin_script,
             trusted_repo_keys={tool: tuple(keys) for tool, keys in trusted_keys.items()},
         )

@@ -32,6 +32,15 @@ class SpecError(ValueError):
     """A spec table is malformed; the message names the key."""
 
 
+def unknown_key(where: str, key: str, known, what: str = "key") -> str:
+    """`where: unknown key 'x'`, with the nearest known key when one is close
+    (a misspelt key would otherwise be read as missing)."""
+    import difflib
+
+    close = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
+    return f"{where}: unknown {what} {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+
+
 @dataclass(frozen=True, slots=True)
 class Reason:
     """Why something is denied: what it would do, the reason, and the way around."""
@@ -50,6 +59,16 @@ class Reason:
 #             PARSE_OPT_LASTARG_DEFAULT: `git branch --contains` means HEAD)
 VALUE_KINDS = ("none", "required", "optional", "attached", "lastarg")
 
+# What a value or operand that names a file makes the program open (`reads` on a
+# flag, `files` on operands): "file" the file named (`reads = true`);
+# "file-if-slash" the file named when the value holds a `/`, otherwise it is a
+# name (iconv's charmap files); "directory" the files in or under a directory
+# named (kubectl -f DIR, pip --path DIR, man -M DIR), or the file named;
+# "siblings" the file named and the files beside it that share its name up to
+# the first `.` (7z's next volumes: s.7z.001 opens s.7z.002), or the files in a
+# directory named (`7z l DIR` opens each as an archive).
+READ_SHAPES = ("file", "file-if-slash", "directory", "siblings")
+
 
 @dataclass(frozen=True, slots=True)
 class Flag:
@@ -58,7 +77,7 @@ class Flag:
     metavar: str = ""
     choices: frozenset[str] | None = None
     denied: Reason | None = None
-    reads: bool = False  # the value names a file the program reads (grep -f FILE)
+    reads: str = ""  # the value names a file the program reads (grep -f FILE): its shape, READ_SHAPES
     reads_stdin: bool = False  # the flag makes the program read standard input (`--stdin`)
     # A flag followed by a command the program runs, up to one of these words
     # (`find -exec CMD ;`); `{}` in it is a path the program fills in.
@@ -86,6 +105,7 @@ class Positionals:
     # role "read": whether operands may name files the program opens and reads
     # (false for names and text it never opens: ls, stat, echo)
     files: bool = True
+    shape: str = "file"  # what an operand that may be a file makes it open (READ_SHAPES)
     # The first operand is a pattern or program, not a file, unless one of
     # these flags gives it (grep's -e and -f); None: every operand may be a file.
     pattern: tuple[str, ...] | None = None
@@ -105,6 +125,26 @@ class Obsolete:
     flags: Mapping[str, str]
     starts: str
     max_operands: int | None = None
+
+
+# How a program combines several options that select its mode (`modes` in a spec).
+COMBINE = ("last", "first", "error", "all")
+
+
+@dataclass(frozen=True, slots=True)
+class Modes:
+    """Options that select what the program does, and how it combines them
+    when several are given: "last" (the last one wins: xz obeys the last of
+    -z -d -t -l), "first", "error" (it refuses two different ones: git's
+    command modes), "all" (each takes effect: gzip's -t and -l, unzip's
+    listing modes).  `default` is the mode without any of them; a `reset`
+    flag drops the modes given before it (man -D).  Flags are named by the
+    first name of each (`-z` for `-z/--compress`)."""
+
+    flags: tuple[str, ...]
+    combine: str
+    default: str | None = None
+    reset: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,6 +181,7 @@ class CommandSpec:
     # or any above it (cargo's Cargo.toml): a FIFO or device there never ends.
     project_files: tuple[str, ...] = ()
     obsolete: Obsolete | None = None
+    modes: Modes | None = None
     double_dash: bool = True
     # Whether it reads standard input: "always" (may, the default), "never", or
     # "no-files": only without file operands (after `stdin_skip` others) or with `-`.
@@ -168,14 +209,15 @@ class CommandSpec:
         return list(seen.values())
 
 
-_FLAG_TABLE_KEYS = ("attached", "lastarg", "reads", "stdin", "elsewhere", "operands_from")
+_FLAG_TABLE_KEYS = ("attached", "lastarg", "stdin", "elsewhere", "operands_from")
 
 
 def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
     """A flag from its text (`-A/--after-context=NUM`) or from a table that
     adds how it takes its value: `{flag = "--max-parents=N", attached = true}`
     (only attached), `lastarg = true` (none when last), `reads = true` (the
-    value names a file the program reads), `stdin = true` (it reads standard
+    value names a file the program reads; a shape of READ_SHAPES says more:
+    `reads = "directory"`), `stdin = true` (it reads standard
     input), `runs = [";", "+"]` (a command follows, up to one of these words),
     `elsewhere = true` (that command runs in directories of its own) and
     `operands_from = true` (the file it names holds more operands: find's
@@ -183,12 +225,13 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
     `reads`, `separator = ":"` (the value is a list of files: `file -m a:b`)."""
     options = dict.fromkeys(_FLAG_TABLE_KEYS, False)
     runs: tuple[str, ...] = ()
-    separator = ""
+    separator = reads = ""
     if isinstance(entry, Mapping):
-        unknown = set(entry) - {"flag", "runs", "separator", *_FLAG_TABLE_KEYS}
+        unknown = set(entry) - {"flag", "runs", "separator", "reads", *_FLAG_TABLE_KEYS}
         if unknown or not isinstance(entry.get("flag"), str):
             raise SpecError(f"{where}: a flag table has `flag` (its text) and optionally `runs`, "
-                            f"{', '.join(f'`{k}`' for k in _FLAG_TABLE_KEYS)}")
+                            f"`reads`, {', '.join(f'`{k}`' for k in _FLAG_TABLE_KEYS)}")
+        reads = _read_shape(entry.get("reads", False), f"{where}.reads")
         for key in _FLAG_TABLE_KEYS:
             options[key] = entry.get(key, False)
             if not isinstance(options[key], bool):
@@ -197,7 +240,7 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
             raise SpecError(f"{where}: a flag is `attached` or `lastarg`, not both")
         runs = tuple(_list_of_str(entry.get("runs", []), f"{where}.runs"))
         separator = entry.get("separator", "")
-        if not isinstance(separator, str) or len(separator) > 1 or (separator and not options["reads"]):
+        if not isinstance(separator, str) or len(separator) > 1 or (separator and not reads):
             raise SpecError(f"{where}: `separator` is one character, with `reads = true`")
         if options["elsewhere"] and not runs:
             raise SpecError(f"{where}: `elsewhere` goes with `runs`")
@@ -226,12 +269,23 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
             if value != "required":
                 raise SpecError(f"{where}: `{kind}` needs a flag written with =VALUE: {text!r}")
             value = kind
-    if options["reads"] and value == "none":
+    if reads and value == "none":
         raise SpecError(f"{where}: `reads` needs a flag that takes a value: {text!r}")
     if runs and value != "none":
         raise SpecError(f"{where}: a flag that runs a command takes no value: {text!r}")
-    return Flag(names, value, metavar, choices, denied, options["reads"], options["stdin"], runs,
+    return Flag(names, value, metavar, choices, denied, reads, options["stdin"], runs,
                 options["elsewhere"], options["operands_from"], separator)
+
+
+def _read_shape(value: Any, where: str) -> str:
+    """`true` (a file), `false` (nothing read: "") or a shape of READ_SHAPES."""
+    if value is True:
+        return "file"
+    if value is False:
+        return ""
+    if value not in READ_SHAPES:
+        raise SpecError(f"{where}: must be true, false or one of {', '.join(READ_SHAPES)}")
+    return value
 
 
 def _effect(table: Any, where: str) -> Reason:
@@ -239,7 +293,7 @@ def _effect(table: Any, where: str) -> Reason:
         raise SpecError(f"{where}: expected a table with 'effect' and 'why'")
     unknown = set(table) - {"effect", "why", "fix"}
     if unknown:
-        raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        raise SpecError(unknown_key(where, sorted(unknown)[0], {"effect", "why", "fix"}))
     category = table.get("effect")
     if category not in EFFECTS:
         raise SpecError(f"{where}.effect: must be one of {', '.join(EFFECTS)}")
@@ -257,7 +311,7 @@ _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
     "requires_env", "examples", "permute", "obsolete", "stdin", "stdin_skip", "harmless", "aliases",
-    "response_files", "project_files",
+    "response_files", "project_files", "modes",
 }
 STDIN_MODES = ("always", "never", "no-files")
 
@@ -273,7 +327,7 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         raise SpecError(f"{where}: expected a table")
     unknown = set(table) - _COMMAND_KEYS
     if unknown:
-        raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        raise SpecError(unknown_key(where, sorted(unknown)[0], _COMMAND_KEYS))
     path = path + (name,)
     if fragments is None:
         fragments = table.get("fragment", {})
@@ -369,6 +423,7 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         project_files=_names(table.get("project_files", []), f"{where}.project_files"),
         obsolete=_obsolete(table["obsolete"], f"{where}.obsolete", flags) if "obsolete" in table
         else None,
+        modes=_modes(table["modes"], f"{where}.modes", flags) if "modes" in table else None,
         permute=permute,
         requires_env=MappingProxyType(requires_env),
         double_dash=bool(table.get("double_dash", True)),
@@ -455,14 +510,42 @@ def _obsolete(value: Any, where: str, flags: Mapping[str, Flag]) -> Obsolete:
     return Obsolete(form, MappingProxyType(dict(meaning)), starts, limit)
 
 
+def _modes(value: Any, where: str, flags: Mapping[str, Flag]) -> Modes:
+    """`modes = { flags = ["-z", "-d"], combine = "last", default = "-z", reset = ["-D"] }`."""
+    if not isinstance(value, Mapping) or set(value) - {"flags", "combine", "default", "reset"}:
+        raise SpecError(f"{where}: expected a table with `flags`, `combine`, `default` and `reset`")
+    combine = value.get("combine")
+    if combine not in COMBINE:
+        raise SpecError(f"{where}.combine: must be one of {', '.join(COMBINE)}")
+
+    def first_names(names: list[str], key: str) -> tuple[str, ...]:
+        for name in names:
+            if name not in flags:
+                raise SpecError(f"{where}.{key}: {name!r} is not a flag of this spec")
+        return tuple(dict.fromkeys(flags[n].names[0] for n in names))
+
+    selecting = first_names(_list_of_str(value.get("flags", []), f"{where}.flags"), "flags")
+    if not selecting:
+        raise SpecError(f"{where}.flags: name the flags that select a mode")
+    default = value.get("default")
+    if default is not None:
+        if not isinstance(default, str) or default not in flags \
+                or flags[default].names[0] not in selecting:
+            raise SpecError(f"{where}.default: must be one of the mode flags")
+        default = flags[default].names[0]
+    reset = first_names(_list_of_str(value.get("reset", []), f"{where}.reset"), "reset")
+    return Modes(selecting, combine, default, reset)
+
+
 def _positionals(value: Any, where: str) -> Positionals:
     if isinstance(value, str):
         value = {"role": value}
     if not isinstance(value, Mapping):
         raise SpecError(f"{where}: expected a role name or a table")
-    unknown = set(value) - {"role", "max", "over_max", "skip", "appends", "files", "pattern"}
+    known = {"role", "max", "over_max", "skip", "appends", "files", "pattern"}
+    unknown = set(value) - known
     if unknown:
-        raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        raise SpecError(unknown_key(where, sorted(unknown)[0], known))
     role = value.get("role", "read")
     if role not in ROLES:
         raise SpecError(f"{where}.role: must be one of {', '.join(ROLES)}")
@@ -477,12 +560,15 @@ def _positionals(value: Any, where: str) -> Positionals:
     if not isinstance(appends, bool):
         raise SpecError(f"{where}.appends: must be true or false")
     files = value.get("files", True)
-    if not isinstance(files, bool):
-        raise SpecError(f"{where}.files: must be true or false")
+    shape = "file"
+    if isinstance(files, str):
+        files, shape = True, _read_shape(files, f"{where}.files")
+    elif not isinstance(files, bool):
+        raise SpecError(f"{where}.files: must be true, false or one of {', '.join(READ_SHAPES)}")
     pattern = value.get("pattern")
     if pattern is not None:
         pattern = tuple(_list_of_str(pattern, f"{where}.pattern"))
-    return Positionals(role, maximum, over, skip, appends, files, pattern)
+    return Positionals(role, maximum, over, skip, appends, files, shape, pattern)
 
 
 def _list_of_flags(value: Any, where: str) -> list[Any]:

@@ -95,7 +95,7 @@ class _Unpickler(Unpickler):
     """Admits the spec classes and nothing else: an entry cannot run code."""
 
     ALLOWED = {("bash_policy.judge.spec", n) for n in
-               ("CommandSpec", "Flag", "Reason", "Positionals", "Obsolete")} | {
+               ("CommandSpec", "Flag", "Reason", "Positionals", "Obsolete", "Modes")} | {
         ("bash_policy.judge.codes", "Effect"), ("bash_policy.judge.spec_cache", "_proxy"),
         ("re", "_compile")}
 

@@ -1,4 +1,8 @@
-"""The result of a check: immutable, typed, and renderable."""
+"""The result of a check: immutable, typed, and renderable.
+
+Spans count code points (Python `str` indices) into `Verdict.command`, not
+bytes or UTF-16 units: `command[span.start:span.end]` is the text.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,51 @@ from dataclasses import dataclass
 from ..read.model import Command, Script, Span, to_dict
 from .codes import CODES
 
+# The version of the JSON forms (docs/model.md): raised when a field changes or
+# goes away, not when one is added.
+SCHEMA_VERSION = 1
+SAFE = "safe"
+UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace `command[span.start:span.end]` with `replacement` (an empty span inserts)."""
+
+    span: Span
+    replacement: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A machine-applicable rewrite, as in ruff: `edits` to the command, and
+    whether applying them keeps its meaning.  "safe": for every expansion the
+    agent can have meant (no file name or output word that would become a
+    flag) bash runs the same programs with the same operands; "unsafe": the
+    rewrite passes but does something else (it drops a write or a wait), so a
+    person or the model must choose it.  `command` is the rewritten command,
+    set on the verdict's fix, which the engine has checked to be allowed."""
+
+    edits: tuple[Edit, ...]
+    applicability: str
+    command: str | None = None
+
+    def apply(self, command: str) -> str:
+        """`command` with the edits made (they do not overlap)."""
+        out, at = [], 0
+        for edit in sorted(self.edits, key=lambda e: (e.span.start, e.span.end)):
+            out += [command[at:edit.span.start], edit.replacement]
+            at = edit.span.end
+        return "".join(out) + command[at:]
+
+    def to_dict(self) -> dict:
+        data: dict = {"edits": [{"span": [e.span.start, e.span.end], "replacement": e.replacement}
+                                for e in self.edits],
+                      "applicability": self.applicability}
+        if self.command is not None:
+            data["command"] = self.command
+        return data
+
 
 @dataclass(frozen=True, slots=True)
 class Denial:
@@ -14,7 +63,8 @@ class Denial:
 
     `message` says what was blocked and why; `hint` how to write the command
     so it passes (or that it needs leaving plan mode); `span` the exact
-    characters; `segment` the index of the simple command, if any.
+    characters; `segment` the index of the simple command, if any; `fix`
+    the edits that resolve this denial, where the engine knows them.
     """
 
     code: str
@@ -24,6 +74,7 @@ class Denial:
     segment: int | None = None
     effect: str | None = None
     rule: str = ""  # the rule that produced it (docs/rules.md)
+    fix: Fix | None = None
 
     @property
     def name(self) -> str:
@@ -32,18 +83,31 @@ class Denial:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
+    """What `check()` decided about `command`.
+
+    `allowed` is true when there is no denial (a verdict is truthy when
+    allowed); `denials` lists every problem found, in source order of the
+    checks; `segments` every simple command read, substitutions included;
+    `notes` what the reader and cross-check said; `script` the tree (None when
+    the command was screened out before reading); `fix`, when every denial
+    has one, all their edits together and the rewritten command, which is
+    itself allowed.  `to_dict()` is the JSON form (docs/model.md).
+    """
+
     command: str
     allowed: bool
     denials: tuple[Denial, ...]
     segments: tuple[Command, ...]  # every simple command, in source order (Denial.segment indexes it)
     notes: tuple[str, ...] = ()
     script: Script | None = None  # the tree the exact reader read (None when screened out)
+    fix: Fix | None = None
 
     def __bool__(self) -> bool:
         return self.allowed
 
     def to_dict(self) -> dict:
         return {
+            "schema_version": SCHEMA_VERSION,
             "command": self.command,
             "allowed": self.allowed,
             "denials": [
@@ -57,6 +121,8 @@ class Verdict:
                     "segment": d.segment,
                     "effect": d.effect,
                     "rule": d.rule,
+                    "url": CODES[d.code].url,
+                    "fix": d.fix.to_dict() if d.fix is not None else None,
                 }
                 for d in self.denials
             ],
@@ -72,5 +138,6 @@ class Verdict:
                 for s in self.segments
             ],
             "notes": list(self.notes),
+            "fix": self.fix.to_dict() if self.fix is not None else None,
             "tree": to_dict(self.script.body) if self.script is not None else None,
         }

@@ -68,6 +68,8 @@ from .model import (
     walk,
 )
 
+# The grammar this reader ports, as `bash-policy --version` names it.
+GRAMMAR = "bash 5.2 (parse.y)"
 _BLANKS = " \t"
 # A word made only of characters no expansion looks at, and quotes that hold
 # no expansion: its value is its text without the quotes (the common case,

@@ -39,7 +39,7 @@ PATHNAME_KINDS = frozenset({GLOB, TILDE})
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """Half-open character range [start, end) in the source text."""
+    """Half-open range [start, end) in the source text, in code points (str indices)."""
 
     start: int
     end: int

@@ -6,5 +6,6 @@ collect_ignore = ["clients"]  # node_modules of the installed clients
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "e2e: drives a real client (Claude Code, Gemini CLI) "
-                                       "against a mock model; needs tests/e2e/clients installed")
+    config.addinivalue_line("markers", "e2e: drives a real client (Claude Code, Gemini CLI, Codex "
+                                       "CLI, Copilot CLI, OpenCode, pi, Qwen Code) against a mock "
+                                       "model; needs tests/e2e/clients installed")

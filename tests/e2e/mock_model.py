@@ -1,15 +1,18 @@
 """A scripted model API on 127.0.0.1 for driving the real clients.
 
-It speaks just enough of two wire formats for Claude Code and Gemini CLI to
-run one agent turn: Anthropic's Messages API (`POST /v1/messages`, streamed
-as server-sent events) and Gemini's `streamGenerateContent?alt=sse` /
-`generateContent`.  A test sets `script`, the tool calls the model makes in
-order; each request that offers tools gets the next call, and once the
-script is spent the model says "done".  A call's arguments may be a
-function of the request body, for paths only the client knows (the plan
-file it named in its system prompt).  Every request is recorded so a test
-can read what the client sent back (the hook's denial reaches the model as
-a tool result).
+It speaks just enough of each client's wire format to run one agent turn:
+Anthropic's Messages API (`POST /v1/messages`, streamed as server-sent
+events; Claude Code, Copilot CLI's Anthropic BYOK), Gemini's
+`streamGenerateContent?alt=sse` / `generateContent` (Gemini CLI), OpenAI's
+Responses API (`POST /v1/responses`, streamed; Codex CLI) and OpenAI's chat
+completions (`POST .../chat/completions`, streamed, tool results as `tool`
+messages; OpenCode, pi, Qwen Code).  A test sets `script`, the tool calls
+the model makes in order; each request that offers tools gets the next
+call, and once the script is spent the model says "done".  A call's
+arguments may be a function of the request body, for paths only the client
+knows (the plan file it named in its system prompt).  Every request is
+recorded so a test can read what the client sent back (the hook's denial
+reaches the model as a tool result).
 
 The server also answers HTTP CONNECT, the way a client reaches any other
 host through `HTTPS_PROXY`: it records the host and refuses, so a test can
@@ -80,7 +83,16 @@ def _results(body: dict) -> list[str]:
         for part in content.get("parts") or []:
             if "functionResponse" in part:
                 out.append(json.dumps(part["functionResponse"].get("response")))
+    out += _chat_results(body)
+    out += _responses_results(body)
     return out
+
+
+def _chat_results(body: dict) -> list[str]:
+    """OpenAI chat completions: the `tool` messages, whose content is text
+    or a list of text parts."""
+    return [_anthropic_text(m.get("content")) for m in body.get("messages") or []
+            if isinstance(m, dict) and m.get("role") == "tool"]
 
 
 def _anthropic_text(content) -> str:
@@ -127,6 +139,10 @@ def _handler(model: MockModel):
                 self._gemini(body, stream=False)
             elif ":countTokens" in path:
                 self._json(200, {"totalTokens": 10})
+            elif path.endswith("/chat/completions"):
+                self._chat(body)
+            elif path.endswith("/v1/responses"):
+                self._sse(_responses_events(model, body))
             else:
                 self._json(404, {"error": {"message": f"no route {path}"}})
 
@@ -198,6 +214,29 @@ def _handler(model: MockModel):
             else:
                 self._json(200, reply)
 
+        # -- OpenAI chat completions ----------------------------------------
+        def _chat(self, body: dict) -> None:
+            tools = {(t.get("function") or {}).get("name") for t in body.get("tools") or []}
+            call = model.next_call(body) if tools else None
+            if call is not None and call[0] not in tools:
+                call = None
+            ident = f"chatcmpl-{len(model.requests):04d}"
+            if call is not None:
+                message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [
+                    {"index": 0, "id": f"call_{len(model.requests):04d}", "type": "function",
+                     "function": {"name": call[0], "arguments": json.dumps(call[1])}}]}
+                finish = "tool_calls"
+            else:
+                message, finish = {"role": "assistant", "content": "done"}, "stop"
+            usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+            # All three clients stream; the chunks carry the whole message at once.
+            chunk = {"id": ident, "created": 0, "model": body.get("model", "mock"),
+                     "object": "chat.completion.chunk"}
+            chunks = [{**chunk, "choices": [{"index": 0, "delta": message, "finish_reason": None}]},
+                      {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+                      {**chunk, "choices": [], "usage": usage}]
+            self._sse([*(f"data: {json.dumps(c)}\n\n" for c in chunks), "data: [DONE]\n\n"])
+
         # -- plumbing -------------------------------------------------------
         def _json(self, status: int, payload: dict) -> None:
             data = json.dumps(payload).encode()
@@ -237,3 +276,57 @@ def _example(schema: dict) -> Any:
     if kind == "array":
         return []
     return {"integer": 1, "number": 1, "boolean": False}.get(kind, "user")
+
+
+# -- OpenAI Responses API (Codex CLI) ---------------------------------------------------------
+
+def _responses_tools(body: dict) -> dict[str, str]:
+    """Tool name -> its type (`function`, or `custom` for a free-form tool
+    such as Codex's apply_patch, whose input is raw text)."""
+    return {t["name"]: t.get("type", "function") for t in body.get("tools") or []
+            if isinstance(t, dict) and isinstance(t.get("name"), str)}
+
+
+def _responses_events(model: MockModel, body: dict) -> list[str]:
+    """One streamed response: the next scripted call, or the text "done".
+    A custom tool's call carries its text as `{"input": TEXT}` in the script."""
+    tools = _responses_tools(body)
+    call = model.next_call(body) if tools else None
+    if call is not None and call[0] not in tools:
+        call = None
+    number = len(model.requests)
+    if call is None:
+        item: dict[str, Any] = {"type": "message", "id": f"msg_{number:04d}", "role": "assistant",
+                                "status": "completed",
+                                "content": [{"type": "output_text", "text": "done", "annotations": []}]}
+    elif tools[call[0]] == "custom":
+        item = {"type": "custom_tool_call", "id": f"ctc_{number:04d}", "call_id": f"call_{number:04d}",
+                "name": call[0], "input": call[1]["input"], "status": "completed"}
+    else:
+        item = {"type": "function_call", "id": f"fc_{number:04d}", "call_id": f"call_{number:04d}",
+                "name": call[0], "arguments": json.dumps(call[1]), "status": "completed"}
+    response = {"id": f"resp_{number:04d}", "object": "response", "status": "in_progress",
+                "model": body.get("model", "mock"), "output": []}
+    usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
+             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}
+    events = [
+        ("response.created", {"response": response}),
+        ("response.output_item.added", {"output_index": 0, "item": item}),
+        ("response.output_item.done", {"output_index": 0, "item": item}),
+        ("response.completed", {"response": {**response, "status": "completed", "output": [item],
+                                             "usage": usage}}),
+    ]
+    return [f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n" for name, data in events]
+
+
+def _responses_results(body: dict) -> list[str]:
+    """The outputs of function and custom tool calls in a Responses request."""
+    out = []
+    for item in body.get("input") or []:
+        if isinstance(item, dict) and item.get("type") in ("function_call_output",
+                                                           "custom_tool_call_output"):
+            output = item.get("output")
+            if isinstance(output, list):  # content items
+                output = "".join(part.get("text", "") for part in output if isinstance(part, dict))
+            out.append(output if isinstance(output, str) else json.dumps(output))
+    return out

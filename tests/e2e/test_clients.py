@@ -1,8 +1,10 @@
-"""Claude Code and Gemini CLI, really run, with the hook installed from the
-snippet `bash-policy hook NAME --print-config` prints.
+"""Claude Code, Gemini CLI, Codex CLI and Copilot CLI, really run, with the
+hook installed from the snippet `bash-policy hook NAME --print-config`
+prints (Codex and Copilot: by `bash-policy hook NAME --install`, which for
+Codex also records the hook trust Codex needs before it runs a hook).
 
-Each test starts the client in print mode (`-p`) in a throwaway HOME and
-project, pointed at the scripted model in mock_model.py, which makes the
+Each test starts the client in print mode (`-p`; Codex: `codex exec`) in a
+throwaway HOME and project, pointed at the scripted model in mock_model.py, which makes the
 tool calls the test lists.  What really ran is read from the project
 (canary files) and from the tool results the client sent back to the model.
 Every other host is routed to the mock through HTTPS_PROXY, which records
@@ -25,7 +27,9 @@ from pathlib import Path
 
 import pytest
 
+from bash_policy.integrations import install
 from bash_policy.integrations.adapters import DECISION_NOTE
+from bash_policy.integrations.harnesses import HARNESSES
 
 from .mock_model import MockModel
 
@@ -49,6 +53,8 @@ CLIENTS = {
     "claude-code-2.1.332": Client("claude-code", "2.1.332",
                                   NODE_MODULES / "claude-code-2.1.332" / "bin" / "claude.exe"),
     "gemini-0.61.0": Client("gemini", "0.61.0", NODE_MODULES / ".bin" / "gemini"),
+    "codex-0.171.0": Client("codex", "0.171.0", NODE_MODULES / ".bin" / "codex"),
+    "copilot-1.0.102": Client("copilot", "1.0.102", NODE_MODULES / ".bin" / "copilot"),
 }
 _usable: dict[str, str | None] = {}
 
@@ -96,8 +102,15 @@ class Session:
         printed = subprocess.run([sys.executable, "-m", "bash_policy", "hook", harness,
                                   "--print-config", *options], capture_output=True, text=True,
                                  check=True).stdout
-        event = "PreToolUse" if harness == "claude-code" else "BeforeTool"
-        return json.loads(printed)["hooks"][event][0]["hooks"][0]["command"]
+        [command] = install.configured(HARNESSES[harness], json.loads(printed))
+        return command
+
+    def install(self, client: Client, options=(), env=None) -> subprocess.CompletedProcess:
+        """`bash-policy hook NAME --install` into this HOME."""
+        extra = ["--client", str(client.executable)] if client.harness == "codex" else []
+        return subprocess.run([sys.executable, "-m", "bash_policy", "hook", client.harness,
+                               "--install", *options, *extra], capture_output=True, text=True,
+                              cwd=self.project, env=env or self.env(), timeout=120)
 
     def env(self, **extra: str) -> dict[str, str]:
         return {"PATH": "/usr/bin:/bin", "HOME": str(self.home), "LANG": "C.UTF-8",
@@ -108,13 +121,14 @@ class Session:
 
     def run(self, client: Client, mode: str, calls, options=(), command: str | None = None):
         self.model.reset(*calls)
-        hook = command or self.hook_command(client.harness, *options)
-        if client.harness == "claude-code":
-            argv, env = self._claude(hook, mode)
+        if client.harness in ("codex", "copilot"):
+            argv, env = getattr(self, f"_{client.harness}")(client, mode, options, command)
         else:
-            argv, env = self._gemini(hook, mode)
+            hook = command or self.hook_command(client.harness, *options)
+            argv, env = (self._claude if client.harness == "claude-code" else self._gemini)(hook, mode)
+            argv = ["-p", "Explore the project.", *argv]
         started = time.monotonic()
-        proc = subprocess.run([str(client.executable), "-p", "Explore the project.", *argv],
+        proc = subprocess.run([str(client.executable), *argv],
                               cwd=self.project, env=env, capture_output=True, text=True,
                               timeout=180, stdin=subprocess.DEVNULL)
         self.seconds = time.monotonic() - started
@@ -125,8 +139,9 @@ class Session:
         return self.results
 
     def _claude(self, hook: str, mode: str):
+        entry = {"type": "command", "command": hook, **HARNESSES["claude-code"].hook_fields}
         snippet = {"hooks": {"PreToolUse": [{"matcher": "Bash|Edit|MultiEdit|NotebookEdit|Write",
-                                             "hooks": [{"type": "command", "command": hook}]}]}}
+                                             "hooks": [entry]}]}}
         (self.project / ".claude").mkdir(exist_ok=True)
         (self.project / ".claude" / "settings.json").write_text(json.dumps(snippet))
         env = self.env(ANTHROPIC_BASE_URL=self.model.url, ANTHROPIC_API_KEY="sk-ant-test",
@@ -155,6 +170,68 @@ class Session:
         return ["--approval-mode", mode, "--output-format", "json", "--policy", str(policy)], env
 
 
+    def _codex(self, client: Client, mode: str, options, command: str | None):
+        """`codex exec` with the hook as `--install` puts it and trusts it
+        (no --dangerously-bypass-hook-trust: an untrusted hook would not run).
+        `danger-full-access`: Codex's own sandbox must not be what blocks."""
+        codex_home = self.home / ".codex"
+        codex_home.mkdir(exist_ok=True)
+        (codex_home / "config.toml").write_text(CODEX_CONFIG.format(url=self.model.url))
+        env = self.env(CODEX_HOME=str(codex_home), MOCK_API_KEY="sk-test")
+        installed = self.install(client, options, env)
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+        if command is not None:  # another command in its place, trusted the same way
+            hooks = codex_home / "hooks.json"
+            hooks.write_text(hooks.read_text().replace(json.dumps(self.hook_command("codex", *options))[1:-1],
+                                                       json.dumps(command)[1:-1]))
+            report = install.Report("Codex CLI")
+            install._codex_trust(report, [(hooks, command)], env, str(self.project),
+                                 str(client.executable), trust=True)
+            assert report.ok, report.text()
+        return ["exec", "--skip-git-repo-check", "--sandbox", mode, "Explore the project."], env
+
+    def _copilot(self, client: Client, mode: str, options, command: str | None):
+        """`copilot -p` with its own key (BYOK, Anthropic wire format): no GitHub login."""
+        env = self.env(COPILOT_PROVIDER_BASE_URL=self.model.url, COPILOT_PROVIDER_TYPE="anthropic",
+                       COPILOT_PROVIDER_API_KEY="sk-ant-test", COPILOT_MODEL="claude-sonnet-4.5",
+                       COPILOT_OFFLINE="true")
+        installed = self.install(client, options, env)
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+        if command is not None:
+            hooks = self.home / ".copilot" / "hooks" / "bash-policy.json"
+            data = json.loads(hooks.read_text())
+            data["hooks"]["preToolUse"][0]["bash"] = command
+            hooks.write_text(json.dumps(data))
+        modes = {"plan": ["--plan"], "interactive": []}[mode]
+        approvals = [] if "--allow-readonly" in options else ["--allow-all-tools"]
+        return ["-p", "Explore the project.", "--no-auto-update", *approvals, *modes], env
+
+
+CODEX_CONFIG = """\
+model = "gpt-5.5"
+model_provider = "mock"
+check_for_update_on_startup = false
+
+[model_providers.mock]
+name = "mock"
+base_url = "{url}/v1"
+wire_api = "responses"
+env_key = "MOCK_API_KEY"
+
+# Codex reaches for github.com and chatgpt.com for these; the tests stay on 127.0.0.1.
+[analytics]
+enabled = false
+[feedback]
+enabled = false
+[features]
+plugins = false
+apps = false
+remote_plugin = false
+plugin_sharing = false
+in_app_updates = false
+"""
+
+
 @pytest.fixture
 def session(tmp_path, model):
     home, project = tmp_path / "home", tmp_path / "project"
@@ -170,7 +247,8 @@ def assert_denied(result: str, code: str, *words: str) -> None:
     "PreToolUse:TOOL hook error: " before every hook denial; 2.1.197 and
     Gemini CLI show the reason (Gemini after "Tool execution blocked: ")."""
     text = json.loads(result).get("error", "") if result.startswith("{") else result
-    text = re.sub(r"^(PreToolUse:\w+ hook error: |Tool execution blocked: )", "", text)
+    text = re.sub(r"^(PreToolUse:\w+ hook error: |Tool execution blocked: |Denied by preToolUse hook: "
+                  r"|Command blocked by PreToolUse hook: )", "", text)
     assert text.startswith(DECISION_NOTE), result
     assert not code or (code in text and "fix:" in text), result
     for word in words:
@@ -281,7 +359,71 @@ def test_claude_a_missing_executable_blocks(key, session):
     assert "/nonexistent/bash-policy" in result and not session.canary.exists()
 
 
+def _requests_mention(session, text: str) -> bool:
+    return any(text in json.dumps(r["body"]) for r in session.model.requests)
+
+
+REWROTE = "bash-policy rewrote this command for plan mode"
+
+
+@pytest.mark.parametrize("key,mode,options", [
+    ("claude-code-2.1.197", "plan", []),
+    ("claude-code-2.1.332", "default", ["--always"]),
+])
+def test_claude_rewrite_runs_the_safe_fix_and_tells_the_model(key, mode, options, session):
+    """--rewrite: `rg TOKEN *.txt` (BP203) runs as `rg TOKEN -- *.txt` through
+    updatedInput; the note reaches the model as additionalContext.  An
+    unsafe fix (dropping `> copy`) is never applied."""
+    client = usable(key)
+    rewritten, unsafe = session.run(client, mode, [bash(f"rg -n {TOKEN} *.txt"),
+                                                   bash("head -n 1 notes.txt > copy")],
+                                    ["--allow-readonly", "--rewrite", *options])
+    assert f"notes.txt:1:{TOKEN}" in rewritten, rewritten
+    assert _requests_mention(session, REWROTE) and _requests_mention(session, f"rg -n {TOKEN} -- *.txt")
+    assert_denied(unsafe, "BP500")
+    assert not (session.project / "copy").exists()
+
+
+def test_claude_2_1_332_plan_mode_does_not_run_a_rewritten_call(session):
+    """Claude Code 2.1.332 in its own plan mode judges a call whose input a
+    hook changed with its auto-mode safety check, which runs on Anthropic's
+    servers: against the mock it does not run the call (docs/integrations.md)."""
+    client = usable("claude-code-2.1.332")
+    [result] = session.run(client, "plan", [bash(f"rg -n {TOKEN} *.txt")], ["--allow-readonly", "--rewrite"])
+    assert f"notes.txt:1:{TOKEN}" not in result and "safety check" in result, result
+
+
+@pytest.mark.parametrize("key", CLAUDES)
+def test_claude_rewrite_without_allow_readonly_leaves_the_prompt_to_the_client(key, session):
+    """Without --allow-readonly an allowed command gets no opinion, so a
+    rewrite gets `ask`: with no one to ask (-p), Claude Code does not run it."""
+    client = usable(key)
+    [result] = session.run(client, "plan", [bash(f"rg -n {TOKEN} *.txt")], ["--rewrite"])
+    assert f"notes.txt:1:{TOKEN}" not in result, result
+
+
+def test_claude_hook_timeout_is_in_seconds(session, monkeypatch):
+    """The snippet's `timeout` (60) is seconds: a hook that takes over 1 s
+    under a 20 s timeout still answers (were it milliseconds, Claude Code
+    would kill it and, as with any hook past its timeout, run the call)."""
+    client = usable("claude-code-2.1.332")
+    monkeypatch.setitem(HARNESSES["claude-code"].hook_fields, "timeout", 20)
+    command = "sleep 1; " + session.hook_command("claude-code", "--always")
+    [result] = session.run(client, "bypassPermissions", [bash("touch canary")], command=command)
+    assert_denied(result, "BP300")
+    assert not session.canary.exists()
+
+
 # -- Gemini CLI ------------------------------------------------------------------------------
+
+def test_gemini_rewrite_runs_the_safe_fix(session):
+    client = usable("gemini-0.61.0")
+    rewritten, unsafe = session.run(client, "yolo", [shell(f"rg -n {TOKEN} *.txt"),
+                                                     shell("head -n 1 notes.txt > copy")], ["--rewrite"])
+    assert f"notes.txt:1:{TOKEN}" in rewritten and "modified by a hook" in rewritten, rewritten
+    assert_denied(unsafe, "BP500")
+    assert not (session.project / "copy").exists()
+
 
 def test_gemini_yolo_mode(session):
     client = usable("gemini-0.61.0")
@@ -337,3 +479,189 @@ def test_gemini_a_missing_executable_blocks(session):
     missing = "/nonexistent/bash-policy" + command[command.index(" hook "):]
     [result] = session.run(client, "yolo", [shell("touch canary")], command=missing)
     assert "/nonexistent/bash-policy" in result and not session.canary.exists()
+
+
+# -- Codex CLI -------------------------------------------------------------------------------
+
+def exec_command(command: str, **extra):
+    return ("exec_command", {"cmd": command, **extra})
+
+
+def apply_patch(*body: str):
+    return ("apply_patch", {"input": "\n".join(["*** Begin Patch", *body, "*** End Patch"]) + "\n"})
+
+
+def test_codex_denies_and_runs_allowed_commands_under_bash_policy_run(session):
+    client = usable("codex-0.171.0")
+    elsewhere = session.home / "elsewhere"
+    elsewhere.mkdir()
+    results = session.run(client, "danger-full-access", [
+        exec_command("touch canary"),
+        exec_command("head -n 1 notes.txt"),
+        # Read-only to bash, but /bin/sh reads `[[` as a command and `>` as a
+        # redirection: the hook never sees the shell argument, the rewrite
+        # makes the command run in bash whatever it says.
+        exec_command("[[ x > canary ]]; echo compared", shell="/bin/sh"),
+        exec_command("touch canary", workdir=str(elsewhere)),
+    ])
+    assert_denied(results[0], "BP300", "/hooks")
+    assert TOKEN in results[1] and "compared" in results[2] and "not found" not in results[2]
+    assert_denied(results[3], "BP300")
+    assert not session.canary.exists() and list(elsewhere.iterdir()) == []
+    check = subprocess.run([sys.executable, "-m", "bash_policy", "hook", "codex", "--check", "--client",
+                            str(client.executable)], capture_output=True, text=True,
+                           env=session.env(CODEX_HOME=str(session.home / ".codex")), timeout=120)
+    assert check.returncode == 0 and "trust: trusted" in check.stdout, check.stdout + check.stderr
+
+
+def test_codex_without_the_rewrite_the_shell_argument_escapes_the_check(session):
+    """Why the rewrite is on by default: with --no-confine the same allowed
+    command, run by /bin/sh as the model asked, writes the canary."""
+    client = usable("codex-0.171.0")
+    [result] = session.run(client, "danger-full-access",
+                           [exec_command("[[ x > canary ]]; echo compared", shell="/bin/sh")],
+                           ["--no-confine"])
+    assert session.canary.exists(), result
+
+
+def test_codex_patches_write_only_plan_files(session):
+    client = usable("codex-0.171.0")
+    plans = session.project / "plans"
+    plans.mkdir()
+    results = session.run(client, "danger-full-access", [
+        apply_patch("*** Add File: plans/plan.md", "+# plan"),
+        apply_patch("*** Add File: plans/second.md", "+# more", "*** Update File: src.txt", "@@",
+                    "-original source", "+changed"),
+        exec_command("apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: canary\n+x\n"
+                     "*** End Patch\nEOF"),
+    ], ["--plan-file", "plans/*.md"])
+    assert (plans / "plan.md").read_text() == "# plan\n", results[0]
+    assert_denied(results[1], "", "src.txt", "plan mode only writes the plan")
+    assert_denied(results[2], "")
+    assert sorted(p.name for p in plans.iterdir()) == ["plan.md"]
+    assert (session.project / "src.txt").read_text() == ORIGINAL and not session.canary.exists()
+
+
+def test_codex_a_failing_hook_blocks(session):
+    client = usable("codex-0.171.0")
+    broken = session.home / "broken.toml"
+    broken.write_text("nonsense = 1\n")
+    [result] = session.run(client, "danger-full-access", [exec_command("touch canary")],
+                           ["--config", str(broken)])
+    assert "nonsense" in result and "blocked" in result and not session.canary.exists()
+
+
+# In place of the executable: one that is gone, and a checker killed before it says anything.
+BROKEN = {"missing": "/nonexistent/bash-policy", "crashing": "sh -c 'kill -9 $$' bash-policy"}
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN))
+def test_codex_a_missing_or_crashing_checker_blocks(session, broken):
+    """Codex runs the call on exit 2 without a reason on stderr, so the
+    snippet's command writes one itself."""
+    client = usable("codex-0.171.0")
+    command = session.hook_command("codex")
+    [result] = session.run(client, "danger-full-access", [exec_command("touch canary")],
+                           command=command.replace(command.split(" hook ")[0], BROKEN[broken], 1))
+    assert "bash-policy hook codex failed (status" in result and "blocked" in result
+    assert not session.canary.exists()
+
+
+# -- Copilot CLI -----------------------------------------------------------------------------
+
+def copilot_bash(command: str):
+    return ("bash", {"command": command, "description": "explore"})
+
+
+def test_copilot_denies_and_allows(session):
+    client = usable("copilot-1.0.102")
+    src = str(session.project / "src.txt")
+    results = session.run(client, "interactive", [
+        copilot_bash("touch canary"), copilot_bash("head -n 1 notes.txt"),
+        ("create", {"path": str(session.project / "made.txt"), "file_text": "x\n"}),
+        ("edit", {"path": src, "old_str": "original", "new_str": "changed"}),
+    ])
+    assert_denied(results[0], "BP300", "bash-policy.json")
+    assert TOKEN in results[1]
+    assert_denied(results[2], "", "made.txt")
+    assert_denied(results[3], "", src)
+    assert sorted(p.name for p in session.project.iterdir()) == ["notes.txt", "src.txt"]
+    assert (session.project / "src.txt").read_text() == ORIGINAL
+
+
+def _copilot_plan_path(body: dict) -> str:
+    found = re.findall(r"/[^\s\"'`]*/\.copilot/session-state/[\w-]+/plan\.md", json.dumps(body))
+    assert found, "no plan file named in the request"
+    return found[-1]
+
+
+def test_copilot_plan_mode_writes_only_this_sessions_plan(session):
+    client = usable("copilot-1.0.102")
+    other = session.home / ".copilot" / "session-state" / "another-session"
+    results = session.run(client, "plan", [
+        ("create", lambda body: {"path": _copilot_plan_path(body), "file_text": "# plan\n"}),
+        ("create", {"path": str(other / "plan.md"), "file_text": "theirs\n"}),
+        copilot_bash("git merge-base HEAD HEAD || echo no-repo"),
+    ])
+    plans = list(session.home.glob(".copilot/session-state/*/plan.md"))
+    assert [p.read_text() for p in plans] == ["# plan\n"], results[0]
+    assert_denied(results[1], "", "plan mode only writes the plan")
+    assert "no-repo" in results[2]  # a read older plan-mode heuristics blocked (copilot-cli#4160)
+
+
+def test_copilot_allow_readonly_runs_allowed_commands_under_bash_policy_run(session):
+    """Without --allow-all-tools, prompt mode refuses what needs approval; the
+    hook's allow (with the command rewritten) lets the read through, not the write."""
+    client = usable("copilot-1.0.102")
+    denied, allowed, hardened = session.run(client, "interactive", [
+        copilot_bash("touch canary"), copilot_bash("head -n 1 notes.txt"),
+        copilot_bash("printenv GIT_OPTIONAL_LOCKS || echo unset"),  # set by bash-policy run
+    ], ["--allow-readonly"])
+    assert_denied(denied, "BP300")
+    assert TOKEN in allowed and not session.canary.exists()
+    assert hardened.startswith("0\n"), hardened
+
+
+def test_copilot_a_failing_hook_blocks(session):
+    client = usable("copilot-1.0.102")
+    broken = session.home / "broken.toml"
+    broken.write_text("nonsense = 1\n")
+    [result] = session.run(client, "interactive", [copilot_bash("touch canary")],
+                           ["--config", str(broken)])
+    assert "nonsense" in result and "blocked" in result and not session.canary.exists()
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN))
+def test_copilot_a_missing_or_crashing_checker_blocks(session, broken):
+    """The snippet prints a deny itself when the hook cannot answer (and a
+    half-written answer, which Copilot would read as none, never gets out)."""
+    client = usable("copilot-1.0.102")
+    command = session.hook_command("copilot")
+    crashing = BROKEN[broken].replace("kill", "printf '{\"permissionDecision\":'; kill")
+    [result] = session.run(client, "interactive", [copilot_bash("touch canary")],
+                           command=command.replace(command.split(" hook ")[0].removeprefix("out=$("),
+                                                   crashing, 1))
+    assert "did not answer" in result and "blocked" in result and not session.canary.exists()
+
+
+# -- audit of the clients' own transcripts ----------------------------------------------------
+
+@pytest.mark.parametrize("key", [*CLAUDES, "gemini-0.61.0"])
+def test_audit_reads_the_transcript_the_client_wrote(key, session):
+    """`bash-policy audit` on the session file the real client wrote (the
+    unit tests read excerpts of such files: tests/test_audit.py)."""
+    client = usable(key)
+    claude = client.harness == "claude-code"
+    call = bash if claude else shell
+    commands = ["head -n 1 notes.txt", "rg foo *.txt > out"]
+    session.run(client, "plan", [call(c) for c in commands])
+    pattern = ".claude/projects/*/*.jsonl" if claude else ".gemini/tmp/*/chats/session-*"
+    [transcript] = session.home.glob(pattern)
+    proc = subprocess.run([sys.executable, "-m", "bash_policy", "audit", "--json", str(transcript)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["files"] == [{"path": str(transcript), "format": client.harness, "commands": 2}]
+    assert (report["allowed"], report["denied"]) == (1, 1)
+    assert {row["code"] for row in report["codes"]} == {"BP203", "BP500"}
+    assert report["top"][0]["fix"]["command"] == "rg foo -- *.txt"

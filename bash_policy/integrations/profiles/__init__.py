@@ -274,7 +274,8 @@ def _plain_bash(profile: Profile, event: Mapping[str, Any], env: Mapping[str, st
     stdin = None if _headless(env) else shell.get("stdin_interactive")
     path = tuple(env.get("PATH", os.defpath).split(":"))
     return ShellState(**base, source=f"{profile.client}'s bash -c", options=frozenset(options),
-                      stdin=stdin, path=path)
+                      stdin=stdin, stdin_unread=frozenset(shell.get("terminal_unread", ())),
+                      path=path)
 
 
 def _headless(env: Mapping[str, str]) -> bool:

@@ -14,9 +14,7 @@ from ..codes import Code, Effect
 from ..special import names_stdin
 from . import rule
 
-_ZIP_SHOW = {"-sf", "--show-files", "-su", "-sU", "-sc"}
 _ZIP_INFO = {"-v", "-h", "-h2", "--help", "-L", "--license"}
-_UNZIP_MODES = {"-l", "-v", "-Z", "-t", "-z", "-p", "-c"}
 
 
 def _remote(value: str) -> bool:
@@ -79,11 +77,12 @@ def tar_archive(inv, ctx) -> None:
       allow=["unzip -l a.zip", "unzip -Z -T a.zip", "unzip"])
 def unzip_mode(inv, ctx) -> None:
     """unzip without a listing, testing or printing mode, which extracts.
-    unzip extracts by default; -T outside zipinfo mode (-Z) sets the archive's time."""
+    unzip extracts by default (its spec's `modes` are the others, which
+    combine); -T outside zipinfo mode (-Z) sets the archive's time."""
     if not inv.positionals:
         return  # unzip alone prints its help
     names = [use.name for use in inv.flags]
-    if not _UNZIP_MODES.intersection(names):
+    if not inv.modes():
         ctx.deny(Code.BP406, inv.positionals[0].span,
                  "`unzip` without -l, -v, -Z, -t, -z, -p or -c extracts the archive's files to disk",
                  f"list the members instead: unzip -l {inv.positionals[0].text}", Effect.WRITE)
@@ -99,9 +98,10 @@ def unzip_mode(inv, ctx) -> None:
       deny=["zip out.zip a.txt", "zip -r out.zip src"], allow=["zip -sf a.zip", "zip -v"])
 def zip_show(inv, ctx) -> None:
     """zip without -sf (show files and exit), which creates or changes an archive.
-    Only -sf, -su, -sU and -sc exit before writing; -v alone prints the version."""
+    Only the show modes (-sf, -su, -sU, -sc: the spec's `modes`) exit before
+    writing; -v alone prints the version."""
     names = {use.name for use in inv.flags}
-    if names & _ZIP_SHOW or (not inv.positionals and names <= _ZIP_INFO):
+    if inv.modes() or (not inv.positionals and names <= _ZIP_INFO):
         return
     at = inv.positionals[0].span if inv.positionals else inv.words[0].span
     ctx.deny(Code.BP406, at, "`zip` without -sf creates or changes an archive",
@@ -110,20 +110,24 @@ def zip_show(inv, ctx) -> None:
 
 
 @rule("compressor_to_stdout", codes=[Code.BP406],
-      deny=["gzip notes.txt", "gunzip a.gz", "gzip -dk a.gz", "gzip -f -- *.log", "xz -d a.xz", "unxz a.xz"],
+      deny=["gzip notes.txt", "gunzip a.gz", "gzip -dk a.gz", "gzip -f -- *.log", "xz -d a.xz", "unxz a.xz",
+            "xz -t -z notes.txt", "xz -l -d a.xz"],
       allow=["gzip -l a.gz", "gzip -t a.gz", "gzip -dc a.gz", "gzip", "gzip -c -", "gunzip -c a.gz",
-             "xz -l a.xz", "unxz -c a.xz"])
+             "xz -l a.xz", "unxz -c a.xz", "xz -z -t a.xz", "gzip -t -d a.gz"])
 def compressor_to_stdout(inv, ctx) -> None:
-    """gzip, xz and their uncompressing names on files without -c, -l or -t.
+    """gzip, xz and their uncompressing names on files without -c, or in a mode other than list or test.
     Each FILE is replaced by its compressed or uncompressed copy (-k only keeps
-    the original beside it); -c writes to standard output, -l lists and -t
-    tests, and without FILE (or with `-`) it filters standard input."""
-    if inv.has("-c", "-l", "-t"):
+    the original beside it); -c writes to standard output, the -l and -t modes
+    list and test, and without FILE (or with `-`) it filters standard input.
+    The mode is the one that results (spec `modes`): xz obeys the last of
+    -z -d -t -l, so `xz -t -z f` compresses f, while gzip's -t and -l win
+    wherever they stand."""
+    if inv.has("-c") or inv.modes() & {"-t", "-l"}:
         return
     files = [w for w in inv.positionals if w.value != "-"]
     if files:
         name = inv.spec.display
         ctx.deny(Code.BP406, files[0].span,
                  f"`{name} {files[0].text}` replaces the file with its "
-                 f"{'uncompressed' if name.startswith('un') or inv.has('-d') else 'compressed'} copy",
+                 f"{'uncompressed' if '-d' in inv.modes() else 'compressed'} copy",
                  f"print it with `{name} -c`, list it with -l or test it with -t", Effect.WRITE)

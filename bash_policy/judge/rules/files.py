@@ -5,8 +5,10 @@ A directory the agent explores may hold a committed symlink `README.md ->
 forever or blocks.  With a working directory the engine calls this rule for
 every program whose operands are read, and each literal operand is looked up
 (through symlinks, bash_policy/repo/files.py) in every directory the segment
-may run in.  Recursion into such files (`grep -R`, `find`) cannot be seen
-here: the harness's timeout bounds it (docs/threat-model.md).
+may run in.  Where the spec says a value or operand makes the program open
+more (a directory's files, an archive's next volumes: spec READ_SHAPES),
+those files are looked at too.  Recursion that options choose (`grep -R`,
+`find`) is not: the harness's timeout bounds it (docs/threat-model.md).
 """
 
 from __future__ import annotations
@@ -160,6 +162,109 @@ def _check_path(word, path: str, ctx) -> bool:
              "read a regular file; look at what the name is with `ls -l` or `stat`",
              Effect.HANG, rule=SPECIAL)
     return True
+
+
+def check_around(words, shape: str, ctx, display: str) -> None:
+    """What a program opens beyond the file a word names (spec READ_SHAPES):
+    for "directory", every file in or under the directory the word names
+    (kubectl -f DIR, pip --path DIR, man -M DIR); for "siblings", the files
+    beside it that share its name up to the first `.` (7z opens s.7z.002 for
+    s.7z.001), or the files in a directory it names (7z l DIR opens each).
+    One that is a FIFO, socket or device denies, and so does a directory too
+    large to look through; a link to /dev/stdin reads standard input."""
+    if ctx.cwd is None or shape not in ("directory", "siblings"):
+        return
+    for word in words:
+        for directory in sorted(d for d in ctx.directories() if d is not None):
+            seen = _in_directory(word, directory)  # a glob, or `"$PWD/x"`, as bash expands it there
+            if seen is None or seen.value in ("-", "/dev/null"):
+                continue
+            paths = (glob_matches(directory, seen.text) if seen.value is None
+                     else [os.path.join(directory, seen.value)])
+            found = _around(paths, shape)
+            if found is None:
+                ctx.deny(Code.BP601, word.span,
+                         f"`{display}` opens the files around `{word.text}`, more than the checker "
+                         f"looks through ({_MAX_ENTRIES})", "name the files it should read",
+                         Effect.HANG, rule=SPECIAL)
+                return
+            for entry, what in found:
+                if what == "stdin":
+                    ctx.reads_stdin = True
+                    continue
+                where = "under" if shape == "directory" else "beside"
+                ctx.deny(Code.BP601, word.span,
+                         f"`{display}` opens the files {where} `{word.text}`, and "
+                         f"`{os.path.relpath(entry, directory)}` is {what}: reading it blocks or "
+                         "never ends", "move the special file away, or name the regular files to read",
+                         Effect.HANG, rule=SPECIAL)
+                return
+
+
+def _around(paths: list[str] | None, shape: str) -> list[tuple[str, str]] | None:
+    """What each path makes the program open beyond itself that is not a plain
+    file (see check_around); None when there are too many entries to look at."""
+    if paths is None:
+        return None
+    found: list[tuple[str, str]] = []
+    for path in paths:
+        more = _under(path) if shape == "directory" or os.path.isdir(path) else _beside(path)
+        if more is None:
+            return None
+        found += more
+    return found
+
+
+def _under(top: str) -> list[tuple[str, str]] | None:
+    """The entries in or under directory `top` (links followed, each directory
+    once) that are not plain files: (path, what on_disk says); None past
+    _MAX_ENTRIES."""
+    try:
+        if not os.path.isdir(top):
+            return []
+    except (OSError, ValueError):
+        return []
+    found: list[tuple[str, str]] = []
+    seen_dirs: set[tuple[int, int]] = set()
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
+        try:
+            st = os.stat(dirpath)
+        except OSError:
+            dirnames[:] = []
+            continue
+        if (st.st_dev, st.st_ino) in seen_dirs:
+            dirnames[:] = []
+            continue
+        seen_dirs.add((st.st_dev, st.st_ino))
+        count += len(dirnames) + len(filenames)
+        if count > _MAX_ENTRIES:
+            return None
+        for name in filenames:
+            what = on_disk(os.path.join(dirpath, name))
+            if what is not None:
+                found.append((os.path.join(dirpath, name), what))
+    return found
+
+
+def _beside(path: str) -> list[tuple[str, str]] | None:
+    """The entries beside `path` whose names share its name up to the first
+    `.`, and `path` itself, that are not plain files; None past _MAX_ENTRIES."""
+    parent, name = os.path.split(os.path.normpath(path))
+    stem = name.split(".", 1)[0]
+    try:
+        names = os.listdir(parent or ".")
+    except (OSError, ValueError):
+        return []
+    if len(names) > _MAX_ENTRIES:
+        return None
+    found = []
+    for other in sorted(names):
+        if other.startswith(stem):
+            what = on_disk(os.path.join(parent, other))
+            if what is not None:
+                found.append((os.path.join(parent, other), what))
+    return found
 
 
 def check_read_paths(words, ctx, display: str) -> None:

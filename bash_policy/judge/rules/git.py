@@ -21,8 +21,6 @@ _BRANCH_LISTING = frozenset({"--list", "--contains", "--no-contains", "--merged"
                              "--no-merged", "--points-at"})
 _TAG_LISTING = frozenset({"--list", "-n", "--contains", "--no-contains", "--merged",
                           "--no-merged", "--points-at"})
-_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list",
-                           "--get-color", "--get-colorbool"})
 _CONFIG_WRITES = frozenset({"set", "unset", "rename-section", "remove-section", "edit"})
 _STASH_READS = frozenset({"list", "show"})
 _REFLOG_WRITES = frozenset({"expire", "delete", "drop"})
@@ -157,8 +155,8 @@ def _check_ref_format(value: str, word, ctx) -> None:
 
 def _listing_operands(inv, ctx, listing: frozenset[str], what: str) -> None:
     git_log(inv, ctx)
-    if not inv.positionals or inv.has(*listing):
-        return
+    if not inv.positionals or inv.has(*listing) or inv.modes():
+        return  # a mode (`git branch --show-current x` prints the branch) or a listing filter
     name = inv.positionals[0]
     ctx.deny(Code.BP406, name.span, f"`git {what} {name.text}` creates a {what} named `{name.text}`",
              f"to list {what}es matching a pattern, write `git {what} --list '{name.text}'`"
@@ -187,8 +185,10 @@ def git_tag(inv, ctx) -> None:
       allow=["git config --get user.name", "git config user.name", "git config --list"])
 def git_config(inv, ctx) -> None:
     """`git config` forms that write: NAME VALUE, and set/unset/edit subcommands.
-    A single NAME reads; a second operand is the value to set."""
-    if inv.has(*_CONFIG_READS):
+    A single NAME reads; a second operand is the value to set.  With a reading
+    mode (--get, --list …: the spec's `modes`, which git refuses two of) the
+    operands are names and patterns."""
+    if inv.modes():
         return
     pos = inv.positionals
     if not pos:

@@ -14,18 +14,20 @@ from ..codes import Code, Effect
 from . import rule
 from .system import SEQ_LIMIT_LINES
 
-_MAN_MODES = ("-w", "-W", "-k", "-f", "-?", "--usage", "-V")
+_MAN_EXITS = ("-?", "--usage", "-V")  # man-db prints these as it reads them, and exits
 # GNU shuf's counts and ranges: blanks, then decimal digits (xstrtoumax, base 10).
 _SHUF_COUNT = re.compile(r"[ \t\n\v\f\r]*\+?(\d+)")
 _SHUF_RANGE = re.compile(r"[ \t\n\v\f\r]*\+?(\d+)-[ \t\n\v\f\r]*\+?(\d+)")
 
 
-@rule("man_mode", codes=[Code.BP406], deny=["man ls", "man 2 open"],
+@rule("man_mode", codes=[Code.BP406], deny=["man ls", "man 2 open", "man -w -D ls"],
       allow=["man -k socket", "man -w ls", "man -f printf", "man --help"])
 def man_mode(inv, ctx) -> None:
     """man showing a page, which opens a pager.
-    Pagers wait for keys and can run commands; -w, -W, -k and -f only print."""
-    if inv.has(*_MAN_MODES):
+    Pagers wait for keys and can run commands; the modes -w, -W, -k and -f
+    only print, unless a later -D resets them (`man -w -D ls` shows the page:
+    the spec's `modes`)."""
+    if inv.has(*_MAN_EXITS) or inv.modes():
         return
     page = " ".join(w.text for w in inv.positionals if not w.text.startswith("-")) or "PAGE"
     ctx.deny(Code.BP406, inv.words[0].span,

@@ -3,7 +3,8 @@
 The project's `.npmrc` is repository content (bash_policy/repo/npmrc.py).
 `npm view SPEC` resolves SPEC with npm-package-arg: a registry name (`pkg`,
 `@scope/pkg`, `pkg@1.2`, `pkg@latest`, `pkg@^1`) asks the registry; a git
-spec (`github:o/r`, `o/r`, `git+https://…`), a tarball URL, a path or an alias
+spec (`github:o/r`, `o/r`, `git+https://…`), a tarball URL, a path, a name or
+version ending in .tgz, .tar.gz or .tar (a local tarball) or an alias
 (`x@npm:y`) clones or downloads from any host, running the `git` program
 npm is configured with.  Checked with npm 11.19.1: `npm view git+file:///repo`
 ran `git ls-remote`.
@@ -40,6 +41,10 @@ _NO_CWD_NOTE = ("the project's .npmrc was not checked: no working directory was 
 # URL or an alias) and not starting with `.` or `~/` (a path).
 _REGISTRY_SPEC = re.compile(r"(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*"
                             r"(@(?![.]|~/)[^/:\\\s]*)?")
+# npm-package-arg's isFileType: a name, or a version after `@`, ending so is a local
+# tarball, which `npm view` unpacks into the npm cache (npm 11.19.1: `npm view b.tgz`
+# and `npm view b@x.tgz` read ./b.tgz and ./x.tgz; `b.tarXgz` went to the registry).
+_FILE_TYPE = re.compile(r"[.](?:tgz|tar[.]gz|tar)\Z", re.IGNORECASE)
 
 
 @rule("npm_project_config", codes=[Code.BP601], deny=[], allow=["npm ls"],
@@ -104,9 +109,11 @@ def npm_config_key(inv, ctx) -> None:
 
 @rule("npm_view_spec", codes=[Code.BP406],
       deny=["npm view github:o/r", "npm view o/r", "npm view git+https://h/x.git",
-            "npm view ./dir", "npm view x@npm:y", "npm view https://h/x.tgz",
+            "npm view ./dir", "npm view x@npm:y", "npm view https://h/x.tgz", "npm view b.tgz",
+            "npm view b@x.tar.gz",
             "npm view", "npm info --workspaces", "npm view -w pkg version"],
-      allow=["npm view react", "npm view @types/node@20 version", "npm view lodash@'^4' dist.tarball"])
+      allow=["npm view react", "npm view @types/node@20 version", "npm view lodash@'^4' dist.tarball",
+             "npm view b.tarxgz"])
 def npm_view_spec(inv, ctx) -> None:
     """`npm view` of anything but a registry package name: git specs, URLs, paths, aliases, or no name at all.
     Those clone or download from any host, running the git program npm is configured with.
@@ -125,6 +132,13 @@ def npm_view_spec(inv, ctx) -> None:
         return
     spec = inv.positionals[0]
     if spec.value is not None and _REGISTRY_SPEC.fullmatch(spec.value):
+        if not _FILE_TYPE.search(spec.value):
+            return
+        ctx.deny(Code.BP406, spec.span,
+                 f"`npm {inv.spec.path[-1]} {spec.text}` names a local tarball (npm reads a package "
+                 "spec ending in .tgz, .tar.gz or .tar as a file), which npm unpacks into its cache",
+                 "name a package on the registry: `npm view NAME[@VERSION] [FIELD]`; list a tarball "
+                 "with `tar -tzf FILE`", Effect.WRITE)
         return
     ctx.deny(Code.BP406, spec.span,
              f"`npm {inv.spec.path[-1]} {spec.text}` is not a registry package name: npm would treat "
