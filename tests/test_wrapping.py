@@ -53,3 +53,17 @@ def test_every_allowed_corpus_command_arrives_unchanged_through_each_client_s_wr
         script = "".join(client(run_command(c, executable=ECHO_ARGS)) + "\n" for c in ALLOWED)
         words = words_bash_passes(script)
         assert [words[i:i + 3] for i in range(0, len(words), 3)] == [["run", "--", c] for c in ALLOWED]
+
+
+def test_unwrap_gives_back_exactly_what_run_command_wrapped():
+    from bash_policy.integrations.wrapping import unwrap
+
+    for command in ALLOWED:
+        for wrapped in (run_command(command, executable="/opt/bp/bin/bash-policy"),
+                        run_command(command, executable="/usr/bin/python3 -m bash_policy",
+                                    config="/dev/null", timeout=115)):
+            assert unwrap(wrapped) == command
+    for other in ("ls", "/x/bash-policy run -- ls extra", "/x/bash-policy check -- ls",
+                  "/x/bash-policy run -- \"ls\"",  # not the quoting run_command writes
+                  "/x/bash-policy run --cwd / -- ls", "bash-policy run -- ls", "'unbalanced"):
+        assert unwrap(other) is None, other

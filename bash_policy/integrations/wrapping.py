@@ -27,3 +27,26 @@ def run_command(command: str, *, executable: str, config: str | None = None,
     if timeout is not None:
         words += ["--timeout", f"{timeout:g}"]
     return f"{executable} {shlex.join([*words, '--', command])}"
+
+
+def unwrap(text: str) -> str | None:
+    """The command a rewrite runs, when `text` is exactly what run_command
+    writes for one (else None): a client that records the rewritten input
+    (Gemini CLI's chat recording) still shows what the model asked to run."""
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        return None
+    start = 1 if words[:1] and words[0].endswith("/bash-policy") else \
+        3 if words[1:3] == ["-m", "bash_policy"] else None
+    if start is None or words[start:start + 1] != ["run"]:
+        return None
+    options, rest = {}, words[start + 1:]
+    while len(rest) > 2 and rest[0] in ("--config", "--timeout"):
+        options[rest[0]], rest = rest[1], rest[2:]
+    if len(rest) != 2 or rest[0] != "--":
+        return None
+    timeout = float(options["--timeout"]) if "--timeout" in options else None
+    again = run_command(rest[1], executable=shlex.join(words[:start]), config=options.get("--config"),
+                        timeout=timeout)
+    return rest[1] if again == text else None
