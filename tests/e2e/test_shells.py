@@ -380,3 +380,17 @@ def test_gemini_plan_mode_touch_leaves_no_canary(session):
     (session.project / "bash-policy.toml").write_text(TOUCH)
     [result] = session.run(client, "plan", [shell("touch canary")])
     assert not session.canary.exists(), result
+
+
+@pytest.mark.parametrize("key", CLAUDES)
+def test_claude_code_deny_rules_still_apply_with_rewriting_on(key, session):
+    """A rewrite would hide the command from the user's own deny rules (Claude
+    Code matches them against the new text): a session that has one is not
+    rewritten, and Claude Code's rule still stops the read."""
+    client = usable(key)
+    settings = session.home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"permissions": {"deny": ["Read(./notes.txt)"]}}))
+    mode, options = ("plan", []) if rewrites_in_plan_mode(client.version) else ("default", ["--always"])
+    [result] = session.run(client, mode, [bash("head -n 1 notes.txt")], options)
+    assert TOKEN not in result and "denied" in result, result
