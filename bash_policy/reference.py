@@ -153,13 +153,14 @@ _READS_TEXT = {"file": "reads a file", "file-if-slash": "reads a file when it ho
 
 def flag_text(flag: Flag) -> str:
     names = "/".join(flag.names)
-    if flag.value in ("required", "attached", "lastarg"):
+    if flag.value in ("required", "attached", "lastarg", "unless_flag"):
         names += f"={flag.metavar}"
     elif flag.value == "optional":
         names += f"[={flag.metavar}]"
     if flag.choices:
         names += "{" + ",".join(sorted(flag.choices)) + "}"
-    notes = {"attached": "value only attached", "lastarg": "no value when last"}.get(flag.value, "")
+    notes = {"attached": "value only attached", "lastarg": "no value when last",
+             "unless_flag": "no value when last or before a word starting with -"}.get(flag.value, "")
     if flag.reads:
         notes += ("; " if notes else "") + _READS_TEXT[flag.reads]
     return f"{names} ({notes})" if notes else names

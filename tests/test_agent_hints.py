@@ -11,8 +11,6 @@ CASES = [
     ("git ls-files -z | xargs -0 rg -c foo", "xargs rg -c -- foo",
      "git ls-files -z | xargs -0 rg -c -- foo"),
     ("grep -rn TODO --include=*.go .", "--include='*.go'", "grep -rn TODO --include='*.go' ."),
-    ("grep -rn x --exclude-dir={node_modules,dist} .", "--exclude-dir=node_modules --exclude-dir=dist",
-     "grep -rn x --exclude-dir=node_modules --exclude-dir=dist ."),
     ("rg $PATTERN src", 'rg -- "$PATTERN" src', 'rg -- "$PATTERN" src'),
     ("gh api repos/o/r/issues?state=open", "'repos/o/r/issues?state=open'",
      "gh api 'repos/o/r/issues?state=open'"),
@@ -33,6 +31,6 @@ def test_subcommand_hint_lists_only_allowed_subcommands():
 
 
 def test_complex_expansions_keep_the_generic_hint():
-    assert check("echo ${HOME:-x}").denials[0].hint == "write the value literally"
+    assert check("echo ${HOME/x/y}").denials[0].hint == "write the value literally"
     assert "printenv HOME" in check("cat < $HOME").denials[0].hint
-    assert check("ls {a,{b,c}}").denials[0].hint == "write the words out, or quote the braces"
+    assert check("ls {a,{b,c}}$x").denials[0].hint == "write the words out, or quote the braces"

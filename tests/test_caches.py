@@ -40,8 +40,8 @@ def _all_off(off) -> None:
     off.setattr(spec_cache, "ENABLED", False)
     parse_cache.clear()
     # The directory-flow walk even when no command runs cd.
-    off.setattr(engine, "command_directories", lambda body, cwd, commands=None:
-                flow.command_directories(body, cwd))
+    off.setattr(engine, "command_directories", lambda body, cwd, commands=None, **options:
+                flow.command_directories(body, cwd, **options))
     off.setattr(engine, "_PLAIN_TEXT", _NEVER)  # screen every character
     off.setattr(words, "_ORDINARY", _NEVER)  # scan every word character by character
     off.setattr(gitconfig, "_KEEP_CHARS", -1)  # parse every config text

@@ -353,10 +353,10 @@ def test_claude_code_state_unknown(tmp_path, extra, why):
 
 def test_the_environment_s_options_and_functions(tmp_path):
     write_snapshot(tmp_path)
-    env = claude_env(tmp_path, SHELLOPTS="braceexpand:posix", CDPATH="/srv",
+    env = claude_env(tmp_path, SHELLOPTS="braceexpand:posix",
                      **{"BASH_FUNC_ls%%": "() {  rm -rf ~\n}"})
     got = shell_state(CLAUDE, {}, env, "ls")
-    assert {"posix", "cdable_vars"} <= got.options and "rm -rf" in got.functions["ls"]
+    assert "posix" in got.options and "rm -rf" in got.functions["ls"]
 
 
 def test_gemini_state_is_a_plain_bash_and_its_terminal():

@@ -54,8 +54,12 @@ NETWORK_USES = (("npm", "view"), ("npm", "info"), ("npm", "show"), ("npm", "outd
 KNOWN_EFFECTS = {
     "npm": "every npm command writes ~/.npm/_logs/*-debug-0.log, and its update notifier "
            "connects to the registry (npm 9, Debian)",
-    "java": "the JVM writes its perf-data file /tmp/hsperfdata_USER/PID (-XX:-UsePerfData "
-            "avoids it)",
+    "man": "root's man-db writes the page it formatted to its cache, /var/cache/man/catN "
+           "(man-db 2.11.2, Debian): bookkeeping",
+    **{tool: "APT keeps its parsed package lists in O_TMPFILE scratch files in $TMPDIR (never "
+              "named, gone at exit; apt 2.6.1, Debian): bookkeeping" for tool in ("apt", "apt-cache")},
+    **{tool: "the JVM writes its perf-data file /tmp/hsperfdata_USER/PID (-XX:-UsePerfData "
+              "avoids it)" for tool in ("java", "javac", "javap", "jar", "jps")},
     "top": "top -b creates ~/.config/procps (empty directories, no file) when it is missing "
            "(procps-ng 4.0.2, Debian): bookkeeping",
     "podman": "every podman command takes its locks, opens its state database read-write and "
@@ -63,15 +67,20 @@ KNOWN_EFFECTS = {
 }
 # Programs a whitelisted program legitimately starts (path prefixes), by the starter's name:
 # git's own commands; Debian's egrep and fgrep are scripts that run grep; xargs with
-# no command runs echo; npm, eslint, prettier and tsc are node scripts; man -k and -f run
+# no command runs echo; npm, eslint, prettier and tsc are node scripts; man formats a page with
+# groff (nroff, tbl, troff, grotty, preconv, col, gzip) into cat, and man -k and -f run
 # apropos and whatis; Debian's zcat and gunzip are scripts that run gzip; dpkg's queries
 # run dpkg-query.
 HELPERS = {"git": ("/usr/lib/git-core/",), "egrep": ("/usr/bin/grep", "/bin/grep"),
            "fgrep": ("/usr/bin/grep", "/bin/grep"), "xargs": ("/usr/bin/echo", "/bin/echo"),
            "npm": ("/usr/bin/node",), "eslint": ("/usr/bin/node",), "prettier": ("/usr/bin/node",),
-           "tsc": ("/usr/bin/node",), "man": ("/usr/bin/apropos", "/usr/bin/whatis"),
+           "tsc": ("/usr/bin/node",), "man": ("/usr/bin/apropos", "/usr/bin/whatis", "/usr/bin/groff", "/usr/bin/nroff",
+                   "/usr/bin/troff", "/usr/bin/tbl", "/usr/bin/grotty", "/usr/bin/preconv", "/usr/bin/col",
+                   "/usr/bin/gzip", "/usr/bin/locale", "/usr/bin/cat"),
            "zcat": ("/usr/bin/gzip", "/bin/gzip"), "gunzip": ("/usr/bin/gzip", "/bin/gzip"),
-           "dpkg": ("/usr/bin/dpkg-query",)}
+           "dpkg": ("/usr/bin/dpkg-query",),
+           # APT asks dpkg for the foreign architectures (--print-foreign-architectures).
+           "apt": ("/usr/bin/dpkg",), "apt-cache": ("/usr/bin/dpkg",)}
 # git's shell-script commands (git bisect in 2.39, through git-sh-setup) run these.
 HELPERS["git"] += ("/usr/bin/basename", "/usr/bin/sed", "/bin/sed", "/usr/bin/gettext",
                    "/usr/bin/envsubst", "/usr/bin/uname", "/bin/uname")

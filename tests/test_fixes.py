@@ -139,7 +139,9 @@ def test_apply_orders_edits():
 # -- safe means the same argv, by real bash ---------------------------------------
 
 POLICY = Policy.from_mapping({"stdin_script": False})
-_FILES = ("a.py", "b.py", "c.txt", "d.ts", "notes.md", "x.json", "src/m.py")
+# list.txt: corpora/descriptors.txt feeds xargs from it (a missing input would
+# make bash skip the command, and the fix would run nothing).
+_FILES = ("a.py", "b.py", "c.txt", "d.ts", "notes.md", "x.json", "src/m.py", "list.txt")
 
 
 @pytest.fixture(scope="module")

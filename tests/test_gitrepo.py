@@ -501,6 +501,9 @@ def two(tmp_path):
     ("cd good || cd bad && git log", False),  # good's cd may fail, then bad's runs
     ("! cd bad; git log", False),
     ("cd bad && rg x; git -C ../good log", True),
+    ("command -p cd bad && git log", False),    # command's own options still run cd
+    ("command -- cd bad && git log", False),
+    ("command -pv cd bad && git log", True),    # -v only prints what cd is
 ])
 def test_cd_is_followed(two, command, allowed):
     verdict = check(command, cwd=str(two))

@@ -11,6 +11,7 @@ Checked on Linux 6.18 (ABI 7) by tests/test_confine.py, one test per channel.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import struct
 
@@ -82,15 +83,17 @@ def ruleset(version: int, writable_dirs: tuple[str, ...]) -> int:
 _READABLE_DEVICES = ("/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
 
-def readable_tops() -> list[str]:
+@functools.cache
+def readable_tops() -> tuple[str, ...]:
     """Every entry of / whose files may be read: all but /dev, and but any
-    link that leads to /dev or back to /."""
+    link that leads to /dev or back to /.  Read once per process: an entry
+    made later stays unreadable (fail closed)."""
     tops = []
     for name in sorted(os.listdir("/")):
         real = os.path.realpath("/" + name)
         if real != "/" and real != "/dev" and not real.startswith("/dev/") and os.path.exists(real):
             tops.append("/" + name)
-    return tops
+    return tuple(tops)
 
 
 def _allow(ruleset_fd: int, path: str, access: int) -> None:

@@ -156,7 +156,9 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
         from .profiles import load_profile, shell_state
 
         state = shell_state(load_profile(harness.profile), event, env, subject)
-        policy = dataclasses.replace(policy, shell=state)
+        # `cd NAME` follows the client's CDPATH (the engine's own reading of it).
+        cdpath = env.get("CDPATH", "") if policy.cdpath is None else policy.cdpath
+        policy = dataclasses.replace(policy, shell=state, cdpath=cdpath)
     gate = PlanGate(plan_files=plan_files, way_out=way_out, root=cwd, policy=policy, state=PLANNING)
     if permission == "shell":
         directory = _shell_directory(harness, event, cwd)

@@ -52,12 +52,16 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
     """Check `command`; run it only if allowed.  `env` is the base the
     hardened environment is derived from (default: this process's);
     `confine` overrides the policy's mode."""
+    from dataclasses import replace
+
     from ..confine import ConfinementError, launch_confined, support
     from ..confine.launch import launch
     from ..judge.engine import check
+    from ..judge.policy import Policy
     from ..repo.hardening import OFFLINE_ENV, hardened_env
 
-    verdict = check(command, policy, cwd=cwd)
+    # The command runs without CDPATH (hardened_env unsets it): `cd NAME` searches nothing.
+    verdict = check(command, replace(policy or Policy.default(), cdpath=""), cwd=cwd)
     if not verdict.allowed:
         return RunResult(verdict, ran=False)
     mode = confine or (policy.confine if policy is not None else "auto")

@@ -91,7 +91,7 @@ CLIENT_OPTIONS = engine_rule("client_shell_options", """Words whose expansion a 
     tree is read); with nocaseglob globs match more than they say; with
     nullglob a glob that matches nothing vanishes, leaving a program to read
     standard input (a glob operand counts as possibly absent already); with
-    cdable_vars `cd NAME` may go to $NAME.""",
+    cdable_vars `cd NAME` may go to $NAME (CDPATH the engine follows itself).""",
     codes=[Code.BP701], deny=[], allow=["ls"],
     untestable="needs a client's shell state: tests/test_client_shell.py")
 CLIENT_STDIN = engine_rule("client_stdin", """Programs that read standard input the client keeps open.

@@ -111,12 +111,14 @@ _TABLE: tuple[CodeInfo, ...] = (
          "rg \"foo", "Close the quote or bracket; write the command on one line.",
          'rg "foo"'),
     CodeInfo("BP101", "unsupported-syntax",
-         "Constructs outside what the checker models: functions, `select`, `coproc`, loops other "
-         "than `for … in` and `while read`, `(( ))` with names, `=~`, here-documents in "
+         "Constructs outside what the checker models: functions, `select`, `coproc`, loops it "
+         "cannot see end (other than `for … in`, `while read` on input it consumes, counting "
+         "`for (( ))` with literal bounds, `while true` broken out of on every path), `(( ))` with "
+         "names, regular expressions after `=~` outside the plain forms, here-documents in "
          "substitutions, and inside substitutions what bash 5.2 prints back differently before "
          "running it (a case arm whose first pattern is `esac`, a word ending in `\\&`, `time` at the "
-         "start).  (Subshells, groups, `if`, `case`, `for` and `while read` loops are "
-         "checked command by command.)",
+         "start).  (Subshells, groups, `if`, `case` and those loops are checked command by "
+         "command.)",
          "Each can hide commands, never end, or change the shell's state in ways the checker "
          "does not follow; none is needed to explore.",
          "f() { rg foo; }", "Write the commands themselves: `rg foo`.",
@@ -173,8 +175,9 @@ _TABLE: tuple[CodeInfo, ...] = (
          "literally; as an operand of a harmless program (`cat \"$(…)\"`) it is allowed.",
          'cat "$(ls | head -1)"'),
     CodeInfo("BP201", "parameter-expansion",
-         "`$var`, `${…}` and special parameters where their value matters: a redirection target, "
-         "an assignment's value, `${…}` with operators.",
+         "`$var`, `${…}` and special parameters where their value matters and the script did not "
+         "set it: a redirection target, an assignment's value, `${…}` with operators other than "
+         "`-`, `:-`, `+`, `:+` on a plain word, `#` and an array's `[@]`, `[*]`, `[N]`.",
          "Their value is unknown until run time; some operators evaluate code.",
          'cat < "$F"', "Write the value literally; as an operand that cannot become a flag "
          '(after `--`, or `"./$f"`) it is allowed.', 'cat -- "$F"'),
@@ -193,10 +196,14 @@ _TABLE: tuple[CodeInfo, ...] = (
          "(`./*.py`), or put it after `--`.",
          'rg foo ./*.py'),
     CodeInfo("BP204", "brace-expansion",
-         "`{a,b}` and `{1..3}` outside quotes.",
-         "One word turns into several; the checker reads words exactly, so it asks you to write them out.",
-         "ls {src,tests}", "Write the words out (`ls src tests`) or quote the braces.",
-         'ls src tests'),
+         "Brace expansion the checker does not follow: more than 1,024 words, a list around "
+         "another expansion (`{a,b}$x`), a letter range through punctuation (`{a..Z}`), a "
+         "program name in braces.",
+         "Other brace expansion is followed exactly as bash does it and every word it makes is "
+         "judged; these forms would make words the checker cannot know or cannot afford to read.",
+         "echo {1..5000}", "Generate long lists with a program (`seq 1 5000`); write the words "
+         "of a list around an expansion out.",
+         'seq 1 5000'),
     CodeInfo("BP205", "tilde-expansion",
          "A `~` where the checker must know the directory it names: a `cd` target.",
          "A tilde is an absolute path from the harness's environment, so as an operand it is "
@@ -230,8 +237,9 @@ _TABLE: tuple[CodeInfo, ...] = (
          "$EDITOR x", "Name the program literally.",
          'rg x'),
     CodeInfo("BP303", "no-command",
-         "A segment that only assigns variables.",
-         "An assignment changes the shell's state for every later command (PATH, IFS, pagers).",
+         "A segment that only assigns variables other than shell-local (lower-case) ones.",
+         "An assignment changes the shell's state for every later command (PATH, IFS, pagers); "
+         "a shell-local name reaches only the script's own expansions, which the checker follows.",
          "PAGER=sh", "Drop the assignment.",
          'PAGER=cat git log'),
     CodeInfo("BP304", "needs-environment",

@@ -8,6 +8,7 @@ denial says which rule produced it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import unicodedata
@@ -29,6 +30,7 @@ from ..read.model import (
     PARAMETER,
     PROCESS_SUB,
     TILDE,
+    ArithFor,
     Assignment,
     Case,
     Command,
@@ -43,17 +45,16 @@ from ..read.model import (
     While,
     Word,
     children,
-    walk,
 )
-from . import client_shell, fixes, rules, shapes
+from . import client_shell, descriptors, expand, fixes, later, loops, rules, shapes, values
 from .codes import Code, Effect
-from .flow import command_directories
+from .flow import Places, command_directories
 from .policy import Policy
 from .rules import engine_rule
 from .rules.files import check_around, check_special_operands
 from .scope import check_scope
-from .spec import CommandSpec, Flag, Reason
-from .special import names_stdin, on_disk, special_file, special_operand
+from .spec import CommandSpec, Flag, Reason, abbreviated, installed_in
+from .special import on_disk, special_in, special_operand_in, stdin_in
 from .verdict import SAFE, Denial, Edit, Fix, Verdict
 
 # -- engine rules: what each generic check blocks, why, and its examples ---------
@@ -87,7 +88,7 @@ EXPANSION = engine_rule("expansion", """A word whose value bash computes at run 
     `$'…'` quoting turn one written word into text the checker cannot know.""",
     codes=[Code.BP200, Code.BP201, Code.BP202, Code.BP203, Code.BP204, Code.BP205, Code.BP206,
            Code.BP207],
-    deny=['cat < "$(ls)"', 'cat < "$F"', "ls {a,b}", "rg $'\\x2d' x"],
+    deny=['cat < "$(ls)"', 'cat < "$F"', "ls {a,b}$(id)", "rg $'\\x2d' x"],
     allow=["rg 'x'", 'echo "$(git branch --show-current)"', 'rg -- "$X" src'])
 ASSIGNMENT = engine_rule("assignment", """Assignments outside the harmless list, and assignments without a command.
     Variables change what an allowed program does (PAGER, GIT_*, LD_PRELOAD),
@@ -281,8 +282,14 @@ class Context:
         # The literal per-command assignments of the command being checked.
         self.assignments: dict[str, str | None] = {}
         self.command: Command | None = None
-        # The command before this one in its pipeline, whose output is this one's input.
-        self.pipe_source: Command | None = None
+        # What each descriptor of the command being checked refers to, after its
+        # redirections (judge/descriptors.py); and every command's, by id.
+        self.fds: descriptors.Table = {}
+        self.tables: dict[int, descriptors.Table] = {}
+        # The innermost `while` whose test or body is being checked.
+        self.loop: While | None = None
+        # The node being checked, command or compound, for `directories()`.
+        self.at: object | None = None
         # Checking a command a program runs in directories of its own (find -execdir).
         self.elsewhere = False
         # How many times the command being checked may run: the product of its
@@ -290,12 +297,17 @@ class Context:
         self.repeats: int | None = 1
         # Seconds the script sleeps so far (each sleep times its repeats): bounded as a whole.
         self.slept = 0.0
-        self.where: dict[int, set[str | None]] = {}  # command id -> directories (flow.py)
+        self.places = Places()  # where each node runs (flow.py)
         self.rule = SYNTAX
         # Whether a program read so far for this command may read standard input.
         self.reads_stdin = False
         # What the script's loops let each variable hold (judge/shapes.py).
         self.variables: dict[str, shapes.Variable] = {}
+        # Why a word's brace expansion was not followed, by the word's id (judge/expand.py).
+        self.unexpanded: dict[int, str] = {}
+        # The variables the script set, where each command runs (judge/values.py).
+        self.known: dict[int, values.Env] = {}
+        self.body: List | None = None  # the script's tree
 
     def deny(self, code: Code | str, span: Span, message: str, hint: str,
              effect: Effect | str | None = None, rule: str | None = None,
@@ -306,8 +318,10 @@ class Context:
                                    rule or self.rule, fix))
 
     def deny_word(self, word: Word, context: str = "") -> None:
-        """Deny the first expansion of a word that is not allowed where it stands."""
-        expansion = word.expansions[0]
+        """Deny the first expansion of a word that is not allowed where it stands
+        (its brace expansion, when the engine did not follow it)."""
+        expansion = next((e for e in word.expansions if e.kind == BRACE), word.expansions[0]) \
+            if id(word) in self.unexpanded else word.expansions[0]
         code, why = _EXPANSION_CODES[expansion.kind]
         shown = word.text
         where = f" {context}" if context else ""
@@ -318,6 +332,7 @@ class Context:
             hint = _variable_hint(self.source[expansion.span.start:expansion.span.end])
         elif code is Code.BP204:
             hint = _brace_hint(shown)
+            why = self.unexpanded.get(id(word), why)
         else:
             hint = _EXPANSION_HINTS[code]
         at = expansion.span if code in (Code.BP200, Code.BP201, Code.BP202) else word.span
@@ -338,6 +353,11 @@ class Context:
         finally:
             self.repeats = outer
 
+    def runs_after(self) -> bool:
+        """Whether any command may run after the one being checked in the shell
+        it runs in, later calls included when the shell persists (judge/later.py)."""
+        return later.runs_after(self.body, self.command, self.policy.persistent_shell)
+
     def check_assignment(self, assignment: Assignment) -> None:
         """Check `NAME=VALUE` against the harmless-variable list, as for the shell."""
         _check_assignment(assignment, self)
@@ -346,9 +366,20 @@ class Context:
         """Every directory the command being checked may run in (None: unknown)."""
         if self.elsewhere:
             return {None}  # `find -execdir`: in each found file's directory
-        if self.command is None:
+        at = self.command if self.command is not None else self.at
+        if at is None:
             return {self.cwd}
-        return self.where.get(id(self.command), {self.cwd})
+        return self.places.where.get(id(at), {self.cwd})
+
+    def working_directories(self) -> set[str | None]:
+        """Every value `$PWD` may have for the command being checked: the
+        shell's logical directory, which `cd -L` keeps (None: unknown)."""
+        if self.elsewhere:
+            return {None}
+        at = self.command if self.command is not None else self.at
+        if at is None:
+            return {self.cwd}
+        return self.places.pwds.get(id(at), {self.cwd})
 
     def run_rule(self, name: str, inv: Invocation) -> None:
         outer, self.rule = self.rule, name
@@ -419,7 +450,12 @@ def _check(command: str, policy: Policy, cwd: str | None, fix: bool = True) -> V
         ctx.notes.append("empty command")
     if client_shell.check_script(script, ctx):
         return Verdict(command, False, tuple(ctx.denials), commands, (), script)
-    ctx.where = command_directories(script.body, cwd, commands)
+    cdpath = policy.cdpath if policy.cdpath is not None else os.environ.get("CDPATH", "")
+    ctx.places = command_directories(script.body, cwd, commands, cdpath=cdpath)
+    ctx.body = script.body
+    ctx.known = values.known_values(
+        script.body, commands, lambda word, env: expand.value(word, command, env, assignment=True),
+        lambda word, env: expand.words(word, command, env))
     index = {id(c): k for k, c in enumerate(commands)}
     if script.body is not None:
         at_risk = _lines_at_risk(script.body, command, policy)
@@ -481,35 +517,46 @@ def _lines_at_risk(body: List, source: str, policy: Policy) -> set[int]:
     return at_risk
 
 
-def _stdin_after(redirects, stdin_is_script: bool, ctx: Context) -> bool:
-    """Whether standard input is still the script after these redirections,
-    applied in order as bash does: `<&0`, `< /dev/stdin` and `3<&0 <&3` keep
-    it; a file, here-document or a close replace it."""
-    script = {0} if stdin_is_script else set()
-    for r in redirects:
-        op, target = r.op, r.target
-        fd = r.fd if r.fd is not None else (0 if op.startswith("<") else 1)
-        source = target.value if target is not None else None
-        if op in ("<&", ">&") and source is not None and _DESCRIPTOR.fullmatch(source):
-            keeps = int(source.rstrip("-")) in script
-            if source.endswith("-"):
-                script.discard(int(source.rstrip("-")))  # `<&3-` moves the descriptor
-        elif op in ("<", "<>"):
-            keeps = bool(script) and (source is None or names_stdin(source, ctx.cwd)
-                                      or "stdin" in _on_disk(source, ctx))
-        else:
-            keeps = False
-        if op in ("&>", "&>>"):
-            script -= {1, 2}
-        elif keeps:
-            script.add(fd)
-        else:
-            script.discard(fd)
-    return 0 in script
+def _redirected(node, fds: descriptors.Table, ctx: Context) -> descriptors.Table:
+    """Check a node's redirections in order, as bash applies them to the
+    descriptors `fds` it inherits, and return the descriptors it runs with."""
+    env = ctx.known.get(id(node), {})
+    for redirect in node.redirects:
+        redirect = _substituted_target(redirect, ctx, env)
+        step = descriptors.apply(redirect, fds, ctx.loop, lambda path: _names_stdin(path, ctx))
+        _check_redirect(redirect, ctx, step)
+        fds = step.after
+    return fds
+
+
+def _names_stdin(path: str, ctx: Context) -> bool:
+    """Whether opening `path` opens standard input again: /dev/stdin by its
+    name, or a link to it in a directory the command may run in."""
+    return stdin_in(path, ctx.directories()) or "stdin" in _on_disk(path, ctx)
+
+
+def _check_input(fds: descriptors.Table, inherited: descriptors.Table, node, ctx: Context) -> None:
+    """Standard input must not be a copy of the caller's standard output or
+    error, however the redirection that made it is spelled (`0<&2`, `0>&2`,
+    `3>&1 <&3`): those are a terminal or a socket the harness reads, and a
+    program reading them waits for ever (Node-based harnesses keep them open).
+    Judged where the node's own redirections make it so."""
+    origin = fds.get(0)
+    if origin is None or not origin.caller_output or origin is inherited.get(0):
+        return
+    made = next((r for r in reversed(node.redirects)
+                 if (r.fd if r.fd is not None else (0 if r.op.startswith("<") else 1)) == 0), None)
+    span = made.span if made is not None else node.span
+    ctx.deny(Code.BP500, span,
+             f"`{ctx.source[span.start:span.end]}` makes standard input a copy of descriptor "
+             f"{origin.fd}, the caller's standard {'output' if origin.fd == 1 else 'error'}: a program "
+             "reading it waits on a terminal or pipe that never ends",
+             "read a file instead: `< FILE`, or `< /dev/null` for no input", Effect.HANG,
+             rule=REDIRECTION)
 
 
 def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = frozenset(),
-                stdin_is_script: bool = False) -> None:
+                fds: descriptors.Table | None = None, piped_stderr: bool = False) -> None:
     """Check every command in the tree, as bash would run it.
 
     Lists, pipelines, subshells, groups and `if`/`case` branches are checked
@@ -517,8 +564,10 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = f
     literal set, file names under a fixed prefix, or anything); `while` loops
     only read lines (`while read -r l; do …; done < f`), since a loop with any
     other test may never end.  Commands inside substitutions run too, so they
-    are checked like any other.  `stdin_is_script`: the node's standard input
-    may be the rest of the script (BP108)."""
+    are checked like any other.  `fds`: the descriptors the node inherits
+    (judge/descriptors.py); `piped_stderr`: `|&` after it adds `2>&1` after
+    its own redirections."""
+    fds = descriptors.start() if fds is None else fds
     if isinstance(node, List):
         for item, op in zip(node.items, node.ops):
             if op == "&":
@@ -526,58 +575,129 @@ def _check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = f
                 ctx.deny(Code.BP102, item.span, "`&` runs the command before it in the background",
                          "drop the `&`; plan mode runs commands in the foreground only", rule=SYNTAX)
         for k, item in enumerate(node.items):
-            _check_node(item, ctx, index, stdin_is_script=stdin_is_script or k in at_risk)
+            _check_node(item, ctx, index, fds=descriptors.with_script(fds) if k in at_risk else fds)
         return
     if isinstance(node, Pipeline):
+        last = len(node.commands) - 1
         for k, member in enumerate(node.commands):
-            before = node.commands[k - 1] if k else None
-            ctx.pipe_source = before if isinstance(before, Command) else None
-            _check_node(member, ctx, index, stdin_is_script=stdin_is_script and k == 0)
-        ctx.pipe_source = None
+            inherited = dict(fds)
+            if k:
+                inherited[0] = descriptors.Origin(descriptors.PIPE_IN, joint=(id(node), k - 1),
+                                                  writer=node.commands[k - 1], reader=member)
+            if k < last:
+                inherited[1] = descriptors.Origin(descriptors.PIPE_OUT, joint=(id(node), k))
+            _check_node(member, ctx, index, fds=inherited,
+                        piped_stderr=k < last and k < len(node.stderr) and node.stderr[k])
         return
-    redirects = node.redirects
     if isinstance(node, Command):
         # Bash expands a simple command's words, and runs their substitutions,
         # before it applies the command's redirections.
-        for child in children(node):
-            _check_node(child, ctx, index, stdin_is_script=stdin_is_script)
-        _check_command(node, ctx, index, _stdin_after(redirects, stdin_is_script, ctx))
+        _check_substitutions(node, ctx, index, fds)
+        ctx.segment = index[id(node)]
+        ctx.command = ctx.at = node
+        own = _redirected(node, fds, ctx)
+        if piped_stderr and 1 in own:
+            own = {**own, 2: own[1]}
+        ctx.tables[id(node)] = own
+        _check_input(own, fds, node, ctx)
+        _check_command(node, ctx, own)
         return
-    stdin_is_script = _stdin_after(redirects, stdin_is_script, ctx)
-    for child in children(node):  # substitutions in the node's own words, then bodies
-        if isinstance(child, List) and not _is_body(node, child):
-            _check_node(child, ctx, index, stdin_is_script=stdin_is_script)
+    _check_substitutions(node, ctx, index, fds)
     ctx.segment = None
     ctx.command = None
-    _check_compound_redirects(redirects, ctx)
+    ctx.at = node
+    inherited, fds = fds, _redirected(node, fds, ctx)
+    if piped_stderr and 1 in fds:
+        fds = {**fds, 2: fds[1]}
+    _check_input(fds, inherited, node, ctx)
     if isinstance(node, (Subshell, Group)):
-        _check_node(node.body, ctx, index, stdin_is_script=stdin_is_script)
+        _check_node(node.body, ctx, index, fds=fds)
     elif isinstance(node, If):
         for test, body in node.branches:
-            _check_node(test, ctx, index, stdin_is_script=stdin_is_script)
-            _check_node(body, ctx, index, stdin_is_script=stdin_is_script)
+            _check_node(test, ctx, index, fds=fds)
+            _check_node(body, ctx, index, fds=fds)
         if node.orelse is not None:
-            _check_node(node.orelse, ctx, index, stdin_is_script=stdin_is_script)
+            _check_node(node.orelse, ctx, index, fds=fds)
     elif isinstance(node, For):
+        if node.words is not None:
+            env = ctx.known.get(id(node), {})
+            node = dataclasses.replace(node, words=_expanded(node.words, ctx, program=False, env=env))
         _check_loop_words(node, ctx)
         shape = shapes.loop_variable(node.words or ())
-        if node.name in _assigned_in(node.body):  # `read f` in the body: any value
+        if node.name in values.assigned(node.body):  # `read f` or `f=…` in the body: any value
             shape = shapes.UNKNOWN
         literal = node.words is not None and all(w.value is not None for w in node.words)
         with _binding(ctx, (node.name,), shape, node.span, len(node.words or ()) if literal else None):
-            _check_node(node.body, ctx, index, stdin_is_script=stdin_is_script)
+            _check_node(node.body, ctx, index, fds=fds)
+    elif isinstance(node, ArithFor):
+        counted = loops.counting_passes(node)
+        if isinstance(counted, str):
+            ctx.deny(Code.BP101, node.span, f"`for (( {node.init}; {node.test}; {node.update} ))`: "
+                     f"{counted}, so the checker cannot see it end",
+                     "count with literal bounds: for ((i = 0; i < 3; i++)), or loop over words",
+                     Effect.HANG, rule=SYNTAX)
+            counted = ("", [])
+        name, passes = counted
+        if name and name in values.assigned(node.body):
+            ctx.deny(Code.BP101, node.span, f"the loop's body assigns `{name}`, so its passes are not "
+                     "the ones counted", "use another name in the body", Effect.HANG, rule=SYNTAX)
+        counts = tuple(Word(str(v), node.span, str(v)) for v in passes)
+        with _binding(ctx, (name,) if name else (), shapes.loop_variable(counts), node.span,
+                      len(passes)):
+            _check_node(node.body, ctx, index, fds=fds)
     elif isinstance(node, While):
-        names = _read_loop(node, ctx)
-        with _binding(ctx, names, shapes.UNKNOWN, node.span, None):  # the test runs each time too
-            _check_node(node.test, ctx, index, stdin_is_script=stdin_is_script)
-            _check_node(node.body, ctx, index, stdin_is_script=stdin_is_script)
+        endless = loops.endless_test(node.test, node.until)
+        if endless and not loops.always_breaks(node.body):
+            ctx.deny(Code.BP101, node.body.span,
+                     f"`{ctx.source[node.test.span.start:node.test.span.end]}` never ends the loop, and "
+                     "some way through its body does not reach `break`", "end every path of the body "
+                     "with `break`, or loop over words with `for`", Effect.HANG, rule=SYNTAX)
+        names = () if endless else _read_loop(node, ctx)
+        outer, ctx.loop = ctx.loop, node
+        try:  # the test runs each time too; an endless loop's body once
+            with _binding(ctx, names, shapes.UNKNOWN, node.span, 1 if endless else None):
+                _check_node(node.test, ctx, index, fds=fds)
+                _check_node(node.body, ctx, index, fds=fds)
+        finally:
+            ctx.loop = outer
+        if names:
+            _check_read_input(node, ctx)
     elif isinstance(node, Case):
         for arm in node.arms:
             if arm.body is not None:
-                _check_node(arm.body, ctx, index, stdin_is_script=stdin_is_script)
+                _check_node(arm.body, ctx, index, fds=fds)
     elif isinstance(node, Cond):
         _check_cond(node, ctx)
     # Arith: the reader admits only numbers and operators, which change nothing.
+
+
+def _check_substitutions(node, ctx: Context, index: dict[int, int], fds: descriptors.Table) -> None:
+    """The commands inside a node's own words (not its bodies): bash runs them
+    first, with their output captured."""
+    captured = None
+    for child in children(node):
+        if isinstance(child, List) and not _is_body(node, child):
+            captured = captured or {**fds, 1: descriptors.Origin(descriptors.CAPTURED)}
+            _check_node(child, ctx, index, fds=captured)
+
+
+def _check_read_input(node: While, ctx: Context) -> None:
+    """`while read …` ends only when `read` reaches the end of input it
+    consumes: one opened once, on the loop or around it, or a pipe into it.
+    A redirection on `read` itself, or anywhere else inside the loop, is
+    opened again on every pass, so `read` gets its first line for ever
+    (`while read -r l < f`, a here-string or here-document on `read`)."""
+    command = node.test.items[0].commands[0]
+    origin = ctx.tables.get(id(command), {}).get(0)
+    if descriptors.reopened_each_pass(origin, node):
+        redirect = origin.redirect if origin is not None else None
+        span = redirect.span if redirect is not None else command.span
+        ctx.segment = None
+        ctx.deny(Code.BP101, span,
+                 f"`{ctx.source[span.start:span.end]}` is opened again on every pass of the loop, so "
+                 "`read` gets the same first line each time and the loop never ends",
+                 "redirect the whole loop: `while read -r line; do …; done < FILE`", Effect.HANG,
+                 rule=SYNTAX)
 
 
 def _is_body(node, child) -> bool:
@@ -587,7 +707,7 @@ def _is_body(node, child) -> bool:
         return child is node.body
     if isinstance(node, If):
         return any(child is t or child is b for t, b in node.branches) or child is node.orelse
-    if isinstance(node, (For,)):
+    if isinstance(node, (For, ArithFor)):
         return child is node.body
     if isinstance(node, While):
         return child is node.test or child is node.body
@@ -596,18 +716,18 @@ def _is_body(node, child) -> bool:
     return False
 
 
-def _check_command(node: Command, ctx: Context, index: dict[int, int], stdin_is_script: bool) -> None:
-    ctx.segment = index[id(node)]
-    ctx.command = node
+def _check_command(node: Command, ctx: Context, fds: descriptors.Table) -> None:
+    ctx.fds = fds
     ctx.reads_stdin = False
-    ctx.variables["PWD"] = shapes.working_directory(ctx.directories())
+    ctx.variables["PWD"] = shapes.working_directory(ctx.working_directories())
     try:
         check_segment(node, ctx)
     finally:
         del ctx.variables["PWD"]
-    if stdin_is_script and client_shell.stdin_endless(ctx):
-        client_shell.stdin_denied(node, ctx)
-    elif stdin_is_script and ctx.reads_stdin and node.words:
+    origin = fds.get(0)
+    if origin is not None and origin.is_script and client_shell.stdin_endless(ctx):
+        client_shell.stdin_denied(node, ctx)  # the client's own stdin: its socket, a terminal
+    elif origin is not None and origin.is_script and ctx.reads_stdin and node.words:
         line = ctx.source.count("\n", 0, node.span.start) + 1
         ctx.deny(Code.BP108, node.words[0].span,
                  f"`{ctx.source[node.span.start:node.span.end]}` on line {line} may read standard "
@@ -650,17 +770,6 @@ class _binding:
                 self.ctx.variables[name] = shape
 
 
-def _assigned_in(body) -> set[str]:
-    """Names a command list may assign: `read` operands and inner loop variables."""
-    names: set[str] = set()
-    for node in walk(body):
-        if isinstance(node, Command) and node.words and node.words[0].value == "read":
-            names.update(w.value for w in node.words[1:] if w.value)
-        elif isinstance(node, For):
-            names.add(node.name)
-    return names
-
-
 def _check_loop_words(node: For, ctx: Context) -> None:
     """A `for` loop's words: globs, variables and substitutions are fine (their
     values become the variable's, judged where it is used); brace expansion and
@@ -688,14 +797,6 @@ def _read_loop(node: While, ctx: Context) -> tuple[str, ...]:
     # Every identifier-like word, option values included: binding one too many is harmless.
     return tuple(w.value for w in command.words[1:]
                  if w.value and w.value.isascii() and w.value.isidentifier())
-
-
-def _check_compound_redirects(redirects, ctx: Context) -> None:
-    opened = {0, 1, 2}
-    for redirect in redirects:
-        _check_redirect(redirect, ctx, opened)
-        if redirect.fd is not None:
-            opened.add(redirect.fd)
 
 
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
@@ -758,20 +859,21 @@ def _screen(command: str, ctx: Context) -> bool:
 
 
 def check_segment(segment: Command, ctx: Context) -> None:
+    env = ctx.known.get(id(segment), {})
+    segment = dataclasses.replace(segment, words=_expanded(segment.words, ctx, env=env))
     ctx.assignments = {a.name: a.value.value for a in segment.assignments}
+    bare = not segment.words
     for assignment in segment.assignments:
-        _check_assignment(assignment, ctx)
-    opened = {0, 1, 2}  # descriptors this command line can name: standard ones, then its own
-    for redirect in segment.redirects:
-        _check_redirect(redirect, ctx, opened)
-        if redirect.fd is not None:
-            opened.add(redirect.fd)
+        if bare and values.tracked(assignment.name):
+            _check_local_assignment(assignment, ctx)
+        else:
+            _check_assignment(assignment, ctx)
     if ctx.policy.scope_roots:
         outer, ctx.rule = ctx.rule, SCOPE
         check_scope(segment, ctx)
         ctx.rule = outer
     if not segment.words:
-        if segment.assignments:
+        if any(not values.tracked(a.name) for a in segment.assignments):
             ctx.deny(Code.BP303, segment.span,
                      "an assignment without a command changes the shell for every later command",
                      "drop the assignment", rule=ASSIGNMENT)
@@ -779,6 +881,73 @@ def check_segment(segment: Command, ctx: Context) -> None:
     if client_shell.check_names(segment, ctx):
         return  # a function or alias of the client's shell runs instead, and was checked
     check_argv(segment.words, ctx)
+
+
+def _expanded(words: tuple[Word, ...], ctx: Context, program: bool = True,
+              env: values.Env | None = None) -> tuple[Word, ...]:
+    """The words bash makes of written words by brace expansion, then of the
+    parameters the script set (judge/expand.py).  A program name is left as
+    written (denied when it expands: BP302), and so is every word of
+    `command …`, whose operand may name the cd builtin that judge/flow.py
+    must see written."""
+    out: list[Word] = []
+    substitute = bool(env) and not (program and words and words[0].value in ("command", "builtin"))
+    for k, word in enumerate(words):
+        if k == 0 and program:
+            out.append(word)
+            continue
+        made, refused = expand.brace_words(word)
+        if refused is not None:
+            ctx.unexpanded[id(word)] = refused
+        declaration = program and words[0].value == "export" and _ASSIGNMENT_WORD.match(word.text)
+        if substitute and made == (word,):
+            known: tuple[Word, ...] | None
+            if declaration:
+                value = expand.value(word, ctx.source, env or {})  # expanded as an assignment
+                known = None if value is None else (Word(word.text, word.span, value),)
+            else:
+                known = expand.substituted(word, ctx.source, env or {})
+            if known is not None:
+                made = known
+        if declaration and made == (word,) and word.value is None:
+            made = (shapes.quoted(word),)  # `export A=$x` is neither split nor globbed
+        out += made
+    return tuple(out)
+
+
+def _substituted_target(redirect, ctx: Context, env: values.Env):
+    """A redirection whose target is parameters the script set, with the value
+    bash opens (one word: more is bash's "ambiguous redirect"; a here-string
+    is neither split nor globbed)."""
+    target = redirect.target
+    if not env or target is None or target.value is not None or redirect.op in ("<<", "<<-"):
+        return redirect
+    made: tuple[Word, ...] | None
+    if redirect.op == "<<<":
+        text = expand.value(target, ctx.source, env)
+        made = None if text is None else (Word(target.text, target.span, text),)
+    else:
+        made = expand.substituted(target, ctx.source, env)
+    if made is None or len(made) != 1:
+        return redirect
+    return dataclasses.replace(redirect, target=made[0])
+
+
+_ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNED_KINDS = frozenset({PARAMETER, ARITHMETIC, GLOB, BRACE, TILDE})
+
+
+def _check_local_assignment(assignment: Assignment, ctx: Context) -> None:
+    """`name=VALUE` or `name=(WORDS)` without a command, for a shell-local
+    name: it sets a variable that only this script's later commands expand,
+    and the checker follows its value where it can (judge/values.py).  The
+    value's substitutions are commands checked like any other; `$'…'` and the
+    like stay denied."""
+    for word in assignment.elements if assignment.elements is not None else (assignment.value,):
+        if word.value is None and not all(
+                e.kind in _ASSIGNED_KINDS or (e.kind in (COMMAND_SUB, PROCESS_SUB) and e.body is not None)
+                for e in word.expansions):
+            ctx.deny_word(word, f"in the value of {assignment.name}")
 
 
 def _check_assignment(assignment: Assignment, ctx: Context) -> None:
@@ -806,7 +975,8 @@ def _check_assignment(assignment: Assignment, ctx: Context) -> None:
                  f"write {assignment.name}={allowed[0]} or drop it", rule=ASSIGNMENT)
 
 
-def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
+def _check_redirect(redirect, ctx: Context, step: descriptors.Step) -> None:
+    """One redirection; `step` is what it does to the descriptors."""
     op, target = redirect.op, redirect.target
     if op in ("<<", "<<-"):
         body = redirect.body or ""
@@ -831,30 +1001,32 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
         return
     path = target.value
     if op in (">&", "<&") and _DESCRIPTOR.fullmatch(path):
-        source_fd = int(path.rstrip("-"))
-        if op == ">&" and source_fd not in opened:
+        # Copying or moving a descriptor opens nothing; what the copy is
+        # judged as is decided by the descriptor that results (_check_input).
+        if step.unknown_source and op == ">&":
             # Another descriptor may be a file the harness holds open for writing.
             ctx.deny(Code.BP500, redirect.span,
                      f"`{ctx.source[redirect.span.start:redirect.span.end]}` writes to descriptor "
-                     f"{source_fd}, which this command did not open: it may be a file the caller "
+                     f"{step.source}, which this command did not open: it may be a file the caller "
                      "holds open", "redirect to the standard streams only (2>&1, >&2) or to /dev/null",
                      Effect.WRITE, rule=REDIRECTION)
-        elif op == "<&" and source_fd != 0 and (source_fd in (1, 2) or source_fd not in opened):
+        elif step.unknown_source:
             # Reading another descriptor reads whatever the harness holds open
             # there: a pipe may never end, a terminal waits for a person.
             ctx.deny(Code.BP500, redirect.span,
                      f"`{ctx.source[redirect.span.start:redirect.span.end]}` reads descriptor "
-                     f"{source_fd}, which this command did not open: it may be a pipe or terminal "
+                     f"{step.source}, which this command did not open: it may be a pipe or terminal "
                      "that never ends", "read a file instead: `< FILE`", Effect.HANG,
                      rule=REDIRECTION)
-        return  # duplicating or moving a standard or own descriptor opens nothing
+        return
     if op == "<<<":
         return
     if op in ("<", "<&"):
         if any(path.startswith(p) for p in ctx.policy.network_paths):
             ctx.deny(Code.BP501, target.span, f"reading `{path}` makes bash open a network connection",
                      "read a local file instead", Effect.NETWORK, rule=REDIRECTION)
-        elif op == "<" and (special_file(path, ctx.cwd) or _on_disk(path, ctx) - {None, "stdin"}):
+        elif op == "<" and (special_in(path, ctx.directories())
+                            or _on_disk(path, ctx) - {None, "stdin"}):
             ctx.deny(Code.BP501, target.span, f"`<{path}` reads a device, FIFO or kernel file, "
                      "which may never end", "read a regular file", Effect.HANG, rule=REDIRECTION)
         elif op == "<&":
@@ -873,8 +1045,8 @@ def _check_redirect(redirect, ctx: Context, opened: set[int]) -> None:
 def _on_disk(path: str, ctx: Context) -> set[str | None]:
     """With a working directory: what `path` is in each directory the command
     may run in (special.on_disk: None for a plain file)."""
-    if ctx.cwd is None:
-        return set()
+    if path.startswith("/"):
+        return {on_disk(path)}
     return {on_disk(os.path.join(d, path)) for d in ctx.directories() if d is not None}
 
 
@@ -891,7 +1063,9 @@ def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None 
     name = program.value
     if "/" in name:
         directory, _, base = name.rpartition("/")
-        if not name.startswith("/") or directory not in ctx.policy.trusted_dirs or not base:
+        own = ctx.policy.spec(base) if base and name.startswith("/") else None
+        if not name.startswith("/") or not base or (
+                directory not in ctx.policy.trusted_dirs and not (own and installed_in(own, directory))):
             ctx.deny(Code.BP301, program.span,
                      f"`{name}` is a path, not a trusted program"
                      + ("" if name.startswith("/") else " (relative paths run whatever file is there)"),
@@ -1008,10 +1182,10 @@ class ArgvReader:
 
     def read(self) -> None:
         spec, ctx = self.spec, self.ctx
-        for name, (values, reason) in spec.requires_env.items():
-            if ctx.assignments.get(name) not in values:
+        for name, (required, reason) in spec.requires_env.items():
+            if ctx.assignments.get(name) not in required:
                 ctx.deny(Code.BP304, self.words[self.i - 1].span, f"`{spec.display}` {reason.why}",
-                         reason.fix or f"prefix the command with {name}={values[0]}", reason.effect,
+                         reason.fix or f"prefix the command with {name}={required[0]}", reason.effect,
                          rule=PROGRAM)
         if spec.obsolete is not None and self.i < len(self.words):
             self.obsolete_form()
@@ -1249,6 +1423,8 @@ class ArgvReader:
     def long_option(self, word: Word, text: str) -> None:
         spec = self.spec
         name, eq, attached = text.partition("=")
+        if spec.abbreviations:
+            name = abbreviated(spec, name) or name
         flag = spec.flags.get(name)
         if flag is None and spec.style == "single" and text in spec.flags:
             flag, name, eq, attached = spec.flags[text], text, "", ""
@@ -1256,7 +1432,7 @@ class ArgvReader:
             self.unknown_flag(name, word)
             return
         if flag.denied is not None:
-            consumes = flag.value in ("required", "lastarg") and not eq
+            consumes = flag.value in ("required", "lastarg", "unless_flag") and not eq
             self.denied_flag(flag.denied, name, word, consumes_next=consumes,
                              fix=self.drop_flag(word, flag, consumes))
             return
@@ -1318,7 +1494,7 @@ class ArgvReader:
                 return
             if flag.denied is not None:
                 shown = name if len(text) == 2 else f"{name} (in {text})"
-                consumes = flag.value in ("required", "lastarg") and k + 1 == len(text)
+                consumes = flag.value in ("required", "lastarg", "unless_flag") and k + 1 == len(text)
                 fix = None
                 if k == 1 and (len(text) == 2 or flag.value == "required"):  # the flag and its value
                     fix = self.drop_flag(word, flag, consumes)
@@ -1336,8 +1512,15 @@ class ArgvReader:
         holder: Word | None
         if attached is not None:
             value, holder = attached, word
-        elif flag.value == "optional" or (flag.value == "lastarg" and self.i >= len(self.words)):
+        elif flag.value == "optional" or (flag.value in ("lastarg", "unless_flag") and self.i >= len(self.words)) \
+                or (flag.value == "unless_flag" and (self.words[self.i].value or "").startswith("-")):
             self.record(flag, name, None, word, None)
+            return
+        elif flag.value == "unless_flag" and self.words[self.i].value is None:
+            self.deny(Code.BP403, self.words[self.i].span,
+                      f"`{self.words[self.i].text}` is computed, so it may be the value of "
+                      f"`{self.spec.display} {name}` or, starting with `-`, an option of its own",
+                      f"write {name}{'=' if name.startswith('--') else ''}{flag.metavar or 'VALUE'} attached")
             return
         elif flag.value == "attached":
             self.deny(Code.BP403, word.span,
@@ -1446,14 +1629,14 @@ class ArgvReader:
         """Whether the program may read standard input: its spec's `stdin`, a
         flag that reads it, or a file it opens that is or may be `-` or
         /dev/stdin (`diff f -`, `jq --rawfile a /dev/stdin`)."""
-        spec, inv, cwd = self.spec, self.inv, self.ctx.cwd
+        spec, inv, dirs = self.spec, self.inv, self.ctx.directories()
         if any(use.flag.reads_stdin
                or (use.value is None and use.flag.reads and use.flag.value != "none")
-               or (use.value is not None and any(p == "-" or names_stdin(p, cwd)
+               or (use.value is not None and any(p == "-" or stdin_in(p, dirs)
                                                  for p in use.flag.paths(use.value)))
                for use in inv.flags):
             return True  # `--stdin`, or a flag's value given `-` (`grep -f -`)
-        if any(w.value in (None, "-") or names_stdin(w.value, cwd) for w in self.opened()):
+        if any(w.value in (None, "-") or stdin_in(w.value, dirs) for w in self.opened()):
             return True
         if spec.stdin != "no-files":
             return spec.stdin == "always"
@@ -1514,7 +1697,7 @@ class ArgvReader:
             self.deny(Code.BP406, pos[0].span, f"`{spec.display}` takes no operands here",
                       f"drop `{pos[0].text}`", rule=OPERANDS)
             return
-        if role == "read" and pos and ctx.cwd is not None:
+        if role == "read" and pos:
             check_special_operands(self.opened(), ctx)  # FIFOs and devices (rules/files.py)
         limit = spec.positionals.max
         if limit is None:
@@ -1553,7 +1736,7 @@ class ArgvReader:
             for path in use.flag.paths(use.value):
                 if use.flag.reads == "file-if-slash" and "/" not in path:
                     continue  # a name (iconv's charset), not a file
-                if special_file(path, ctx.cwd):
+                if special_in(path, ctx.directories()):
                     self.deny(Code.BP403, use.word.span,
                               f"`{spec.display} {use.name}` would read `{path}`, a device or kernel "
                               "file whose reading may never end", "read a regular file",
@@ -1561,13 +1744,13 @@ class ArgvReader:
                 else:
                     read_values.append(Word(path, shown.span, path))
                     around.setdefault(use.flag.reads, []).append(read_values[-1])
-        if read_values and ctx.cwd is not None:  # `grep -f p` where p is a FIFO (rules/files.py)
+        if read_values:  # `grep -f p` where p is a FIFO (rules/files.py)
             check_special_operands(read_values, ctx)
         for shape, words in around.items():  # `kubectl -f DIR`: the files under DIR
             check_around(words, shape, ctx, spec.display)
         check_around(self.opened(), spec.positionals.shape, ctx, spec.display)
         for word in self.opened():
-            if special_operand(word, ctx.cwd):
+            if special_operand_in(word, ctx.directories()):
                 self.deny(Code.BP406, word.span,
                           f"`{spec.display}` would read `{word.text}`, which is or may be a device "
                           "or kernel file whose reading may never end (only /dev/null, /dev/stdin "

@@ -26,7 +26,8 @@ SPEC_DIR = Path(__file__).with_name("specs")
 _DEFAULTS_FILE = Path(__file__).with_name("defaults.toml")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _CONFIG_KEYS = {"trusted_dirs", "write_targets", "network_paths", "env", "limits", "programs",
-                "scope_roots", "crosscheck", "stdin_script", "trusted_repo_keys", "confine"}
+                "scope_roots", "crosscheck", "stdin_script", "persistent_shell", "trusted_repo_keys",
+                "confine", "cdpath"}
 # Tools whose repository config is read with an allowlist of inert keys (docs/config.md).
 REPO_CONFIG_TOOLS = ("git", "npm")
 # Whether a second parser (bashlex) must agree before a command is allowed (docs/readers.md).
@@ -91,6 +92,13 @@ class Policy:
     # Whether the harness may pipe the script into bash, so that a command on an
     # earlier line could read the later lines (BP108); false for `bash -c` harnesses.
     stdin_script: bool = True
+    # Whether the harness keeps one shell for the session, so that what a
+    # command exports reaches the commands of later calls (judge/later.py).
+    persistent_shell: bool = True
+    # The CDPATH of the shell that runs the command ("" when unset), which
+    # `cd NAME` searches first; None: this process's CDPATH when it checks
+    # (a hook inherits the harness's environment, as its shell does).
+    cdpath: str | None = None
     # Repository config keys the user trusts beyond the inert allowlist, per tool.
     trusted_repo_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # The client's own shell, when the command runs there rather than in a clean
@@ -123,7 +131,7 @@ class Policy:
                               else f"{message} (known: {', '.join(sorted(_CONFIG_KEYS))})")
         base = _defaults()
         merged = dict(base)
-        for key in ("crosscheck", "stdin_script", "confine"):
+        for key in ("crosscheck", "stdin_script", "persistent_shell", "confine", "cdpath"):
             if key in data:
                 merged[key] = data[key]
         for key in ("trusted_dirs", "write_targets", "network_paths", "scope_roots"):
@@ -179,6 +187,12 @@ class Policy:
         stdin_script = data.get("stdin_script", True)
         if not isinstance(stdin_script, bool):
             raise ConfigError(f"{source}: stdin_script: expected true or false")
+        persistent_shell = data.get("persistent_shell", True)
+        if not isinstance(persistent_shell, bool):
+            raise ConfigError(f"{source}: persistent_shell: expected true or false")
+        cdpath = data.get("cdpath")
+        if cdpath is not None and not isinstance(cdpath, str):
+            raise ConfigError(f"{source}: cdpath: expected a string (\"\" when CDPATH is unset)")
         crosscheck = data.get("crosscheck", "auto")
         if crosscheck not in CROSSCHECK_MODES:
             raise ConfigError(f"{source}: crosscheck: expected one of {', '.join(CROSSCHECK_MODES)}")
@@ -207,8 +221,19 @@ class Policy:
             crosscheck=crosscheck,
             confine=confine,
             stdin_script=stdin_script,
+            persistent_shell=persistent_shell,
+            cdpath=cdpath,
             trusted_repo_keys={tool: tuple(keys) for tool, keys in trusted_keys.items()},
         )
+
+    def env_allows(self, name: str, value: str) -> bool:
+        """Whether `NAME=VALUE` is on the harmless-variable list ([env])."""
+        allowed = self.env.get(name)
+        if allowed is None:
+            return False
+        if isinstance(allowed, re.Pattern):
+            return bool(allowed.fullmatch(value))
+        return allowed == "*" or value in allowed
 
     # -- specs -------------------------------------------------------------
     def spec(self, name: str) -> CommandSpec | None:

@@ -47,15 +47,23 @@ from ..read.model import (
 _ABSOLUTE = frozenset({"PWD", "HOME"})
 _NAME = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?\Z")
 _IFS_OR_GLOB = re.compile(r"[ \t\n*?\[]")
-_LOCAL_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+_LOCAL_NAME = re.compile(r"[a-z][a-z0-9_]*")
+# Lower-case names programs read from the environment: the proxy variables,
+# and the package managers' configuration (a harness started by npx or `npm
+# exec` exports npm_config_userconfig, _globalconfig, _cache and more).
+_READ_BY_PROGRAMS = re.compile(r".*_proxy|(?:npm|pnpm|yarn)_.*")
 
 
 def local_name(name: str) -> bool:
     """Whether a loop or `read` may assign `name`: a shell-local name.  A
-    variable the harness exported (PAGER, GIT_*, LD_PRELOAD, http_proxy)
-    would change what every later program runs with, so upper-case names and
-    the lower-case proxy variables programs read are not local."""
-    return bool(_LOCAL_NAME.fullmatch(name)) and not name.endswith("_proxy")
+    variable the harness exported (PAGER, GIT_*, LD_PRELOAD, http_proxy,
+    npm_config_userconfig) would change what every later program runs with,
+    so upper-case names and the lower-case ones programs read are not local.  Nor are
+    names that start with `_`, which harnesses use for the shell code they
+    wrap around the command: Gemini CLI 0.61.0 runs
+    `_bgpids_file=TMP ( trap 'jobs -p > "$_bgpids_file"' EXIT ⏎ CMD ⏎ )`, so
+    `for _bgpids_file in keep.txt; do :; done` truncated keep.txt."""
+    return bool(_LOCAL_NAME.fullmatch(name)) and not _READ_BY_PROGRAMS.fullmatch(name)
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,9 @@ class Reason:
 #   attached  -xV, --x=V only          (bare --x is a usage error; git's --max-parents=N)
 #   lastarg   as required, but nothing when it is the last word (git's
 #             PARSE_OPT_LASTARG_DEFAULT: `git branch --contains` means HEAD)
-VALUE_KINDS = ("none", "required", "optional", "attached", "lastarg")
+#   unless_flag  as required, but nothing when it is the last word or the next
+#             word starts with `-` (procps top's `-w [COLUMNS]`)
+VALUE_KINDS = ("none", "required", "optional", "attached", "lastarg", "unless_flag")
 
 # What a value or operand that names a file makes the program open (`reads` on a
 # flag, `files` on operands): "file" the file named (`reads = true`);
@@ -180,6 +182,15 @@ class CommandSpec:
     # Project files the program reads by itself from the directory it runs in
     # or any above it (cargo's Cargo.toml): a FIFO or device there never ends.
     project_files: tuple[str, ...] = ()
+    # Directories besides the policy's trusted ones where the program's own
+    # copies live, as absolute patterns whose `*` stands for one directory
+    # name (the JDK's `/usr/lib/jvm/*/bin`): `/usr/lib/jvm/jdk-17/bin/java`
+    # is this spec's java.  Root owns them; a name elsewhere stays denied.
+    installed_in: tuple[str, ...] = ()
+    # Options matched as iproute2 matches them: a word (`--x` read as `-x`)
+    # names the first of `order` it is a prefix of (`-stat` is -stats, `-b`
+    # is -batch, `-br` -brief), or, for a name in `exact`, only itself.
+    abbreviations: tuple[tuple[str, bool], ...] = ()
     obsolete: Obsolete | None = None
     modes: Modes | None = None
     double_dash: bool = True
@@ -209,13 +220,14 @@ class CommandSpec:
         return list(seen.values())
 
 
-_FLAG_TABLE_KEYS = ("attached", "lastarg", "stdin", "elsewhere", "operands_from")
+_FLAG_TABLE_KEYS = ("attached", "lastarg", "unless_flag", "stdin", "elsewhere", "operands_from")
 
 
 def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
     """A flag from its text (`-A/--after-context=NUM`) or from a table that
     adds how it takes its value: `{flag = "--max-parents=N", attached = true}`
-    (only attached), `lastarg = true` (none when last), `reads = true` (the
+    (only attached), `lastarg = true` (none when last), `unless_flag = true`
+    (none when last or before a word starting with `-`), `reads = true` (the
     value names a file the program reads; a shape of READ_SHAPES says more:
     `reads = "directory"`), `stdin = true` (it reads standard
     input), `runs = [";", "+"]` (a command follows, up to one of these words),
@@ -236,8 +248,8 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
             options[key] = entry.get(key, False)
             if not isinstance(options[key], bool):
                 raise SpecError(f"{where}: `{key}` must be true or false")
-        if options["attached"] and options["lastarg"]:
-            raise SpecError(f"{where}: a flag is `attached` or `lastarg`, not both")
+        if options["attached"] + options["lastarg"] + options["unless_flag"] > 1:
+            raise SpecError(f"{where}: a flag is one of `attached`, `lastarg` and `unless_flag`")
         runs = tuple(_list_of_str(entry.get("runs", []), f"{where}.runs"))
         separator = entry.get("separator", "")
         if not isinstance(separator, str) or len(separator) > 1 or (separator and not reads):
@@ -264,7 +276,7 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
         choices = frozenset(c.strip() for c in match["choices"].split(",") if c.strip())
         if value == "none":
             raise SpecError(f"{where}: flag {text!r} lists choices but takes no value")
-    for kind in ("attached", "lastarg"):
+    for kind in ("attached", "lastarg", "unless_flag"):
         if options[kind]:
             if value != "required":
                 raise SpecError(f"{where}: `{kind}` needs a flag written with =VALUE: {text!r}")
@@ -311,7 +323,7 @@ _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
     "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
     "requires_env", "examples", "permute", "obsolete", "stdin", "stdin_skip", "harmless", "aliases",
-    "response_files", "project_files", "modes",
+    "response_files", "project_files", "installed_in", "abbreviations", "modes",
 }
 STDIN_MODES = ("always", "never", "no-files")
 
@@ -421,6 +433,8 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         plus_options=any(n.startswith("+") for n in flags),
         response_files=bool(table.get("response_files", False)),
         project_files=_names(table.get("project_files", []), f"{where}.project_files"),
+        installed_in=_directories(table.get("installed_in", []), f"{where}.installed_in"),
+        abbreviations=_abbreviations(table.get("abbreviations"), f"{where}.abbreviations"),
         obsolete=_obsolete(table["obsolete"], f"{where}.obsolete", flags) if "obsolete" in table
         else None,
         modes=_modes(table["modes"], f"{where}.modes", flags) if "modes" in table else None,
@@ -440,6 +454,50 @@ def _names(value: Any, where: str) -> tuple[str, ...]:
             isinstance(v, str) and v and not v.startswith("/") and ".." not in v.split("/") for v in value):
         raise SpecError(f"{where}: must be a list of relative file paths")
     return tuple(value)
+
+
+_DIRECTORY_PATTERN = re.compile(r"(?:/(?:[A-Za-z0-9_+-][A-Za-z0-9_.+-]*|\*))+")
+
+
+def _directories(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(
+            isinstance(v, str) and _DIRECTORY_PATTERN.fullmatch(v) for v in value):
+        raise SpecError(f"{where}: must be a list of absolute directories (`*` for one name)")
+    return tuple(value)
+
+
+def _abbreviations(value: Any, where: str) -> tuple[tuple[str, bool], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping) or set(value) - {"order", "exact"}:
+        raise SpecError(f"{where}: expected {{ order = [names], exact = [names] }}")
+    order = _list_of_str(value.get("order", []), f"{where}.order")
+    exact = set(_list_of_str(value.get("exact", []), f"{where}.exact"))
+    if not order or not exact <= set(order) or not all(n.startswith("-") and len(n) > 1 for n in order):
+        raise SpecError(f"{where}: `order` lists every option name (`exact` ones among them)")
+    return tuple((name, name in exact) for name in order)
+
+
+def abbreviated(spec: CommandSpec, name: str) -> str | None:
+    """The option a word names under the spec's `abbreviations`, or None."""
+    if name.startswith("--"):
+        name = name[1:]
+    for option, exact in spec.abbreviations:
+        if name == option or (not exact and option.startswith(name)):
+            return option
+    return None
+
+
+def installed_in(spec: CommandSpec, directory: str) -> bool:
+    """Whether `directory` (of an absolute program path) is one of the spec's
+    own: each component matches, `*` any one name but `.` and `..`."""
+    parts = directory.split("/")
+    for pattern in spec.installed_in:
+        wanted = pattern.split("/")
+        if len(wanted) == len(parts) and all(
+                w == p or (w == "*" and p not in ("", ".", "..")) for w, p in zip(wanted, parts)):
+            return True
+    return False
 
 
 def _subcommand_required(table: Mapping[str, Any], subs: Mapping[str, Any], where: str) -> bool:

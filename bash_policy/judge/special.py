@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 
 from ..read.model import Word
 
@@ -54,6 +55,26 @@ def special_file(path: str, cwd: str | None) -> bool:
     if full is None or not any(full == d or full.startswith(d + "/") for d in _SPECIAL_DIRS):
         return False
     return _READABLE_SPECIAL.fullmatch(full) is None
+
+
+def special_in(path: str, directories: Iterable[str | None]) -> bool:
+    """`special_file` for a command that may run in any of `directories`
+    (flow.py gives the physical ones; None: one the checker cannot know):
+    `cd /dev && cat zero` reads /dev/zero (issue 18, class 3).  Links are
+    followed by `on_disk`, which the callers ask too."""
+    return any(special_file(path, directory) for directory in directories)
+
+
+def stdin_in(path: str, directories: Iterable[str | None]) -> bool:
+    """`names_stdin` for a command that may run in any of `directories`."""
+    return any(names_stdin(path, directory) for directory in directories)
+
+
+def special_operand_in(word: Word, directories: Iterable[str | None]) -> bool:
+    """`special_operand` for a command that may run in any of `directories`."""
+    if word.value is None:
+        return may_expand_to_special(word)
+    return word.value != "-" and special_in(word.value, directories)
 
 
 def names_stdin(path: str, cwd: str | None) -> bool:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from .model import (
     Arith,
+    ArithFor,
     Case,
     Command,
     Cond,
@@ -159,6 +160,10 @@ def _compare_nodes(a, b) -> None:
               [(y.name, _word(y.value)) for y in b.assignments])
         _compare_words("the assignment values", [x.value for x in a.assignments],
                        [y.value for y in b.assignments], a.span)
+        for mine, theirs in zip(a.assignments, b.assignments):
+            _same(mine.span, "whether an assignment is an array", mine.elements is None,
+                  theirs.elements is None)
+            _compare_words("an array's elements", mine.elements or (), theirs.elements or (), mine.span)
         _compare_words("the words", a.words, b.words, a.span)
     elif isinstance(a, (Subshell, Group)):
         _compare_lists(a.body, b.body, a.span)
@@ -172,6 +177,10 @@ def _compare_nodes(a, b) -> None:
         _same(a.span, "the loop variable", a.name, b.name)
         _same(a.span, "whether the loop has `in`", a.words is None, b.words is None)
         _compare_words("the loop's words", a.words or (), b.words or (), a.span)
+        _compare_lists(a.body, b.body, a.span)
+    elif isinstance(a, ArithFor):
+        _same(a.span, "the expressions of `for (( ))`", (a.init, a.test, a.update),
+              (b.init, b.test, b.update))
         _compare_lists(a.body, b.body, a.span)
     elif isinstance(a, While):
         _same(a.span, "`while` or `until`", a.until, b.until)

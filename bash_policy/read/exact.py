@@ -27,7 +27,8 @@ against /bin/bash 5.2.15 (tests/test_exact_reader.py, tests/fuzz/):
 What this reader does not model exactly is a problem (BP100/BP101/BP2xx) and
 the command is denied: backquotes, `${…}` with operators, arithmetic with
 names, array assignments, functions, `select`, `coproc`, extended globs,
-here-documents inside substitutions, `=~`.
+here-documents inside substitutions, regular expressions after `=~` other
+than the plain forms (`Reader.regex_operand`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from .model import (
     PROCESS_SUB,
     TILDE,
     Arith,
+    ArithFor,
     Assignment,
     Case,
     CaseArm,
@@ -84,12 +86,20 @@ _BREAK = frozenset(" \t\n;&|()<>")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
 _SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
+# The `${…}` forms read besides `${NAME}` (after the `${`): the length `#NAME`,
+# an array's elements or count (`NAME[@]`, `NAME[*]`, `NAME[3]`, `#NAME[@]`),
+# and the tests `-`, `:-`, `+`, `:+` with a plain word that nothing expands
+# (judge/expand.py computes their values).
+_PARAMETER_FORM = re.compile(
+    r"(?:#?[A-Za-z_][A-Za-z0-9_]*(?:\[[@*]\])?|[A-Za-z_][A-Za-z0-9_]*\[[0-9]+\]"
+    r"|[A-Za-z_][A-Za-z0-9_]*:?[-+][A-Za-z0-9_./,:=@%^ #+-]*)\}")
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
                        "while", "until", "do", "done", "function", "time", "{", "}", "!", "[[",
                        "]]", "coproc", "in"})
 # Words that end a compound list when they stand where a command could start.
 _LIST_ENDS = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}"})
 _ARITH_CHARS = frozenset("0123456789 \t+-*/%()<>=!&|^~?:,")
+_ARITH_FOR_CHARS = frozenset("0123456789 \tabcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_;<>=!+-")
 _FD_MAX = 2**31 - 1  # bash takes a digit word as a descriptor only if it fits in an int
 _REDIRECT_OPS = frozenset({"<", ">", ">>", "<<", "<<-", "<<<", "<&", ">&", "<>", ">|", "&>", "&>>"})
 _UNSUPPORTED_WORDS = {
@@ -166,6 +176,10 @@ class Reader:
         self.heredocs: list[tuple[int, str, str, bool, int]] = []
         self.bodies: dict[int, str] = {}
         self._peeked: tuple[int, bool, _Token] | None = None
+        # What finish_word marks (read_word turns them off for words that
+        # another expansion made, or that bash does not expand this way).
+        self.marks_braces = self.marks_globs = self.assignment_tildes = True
+        self.last_word: _WordBuilder | None = None  # the units of the last word read the slow way
 
     # -- characters -------------------------------------------------------------
     def skip_joins(self, i: int) -> int:
@@ -311,6 +325,7 @@ class Reader:
             else:
                 b.literal(c, False)
                 i += 1
+        self.last_word = b
         return self.finish_word(b, s[start:end], start, end, assignment_value)
 
     def double_quoted(self, i: int, b: _WordBuilder) -> int:
@@ -357,8 +372,12 @@ class Reader:
             m = _NAME.match(s, j)
             end = m.end() if m else (j + 1 if j < self.n and s[j] in _SPECIAL_PARAMS else j)
             if end == j or not s.startswith("}", end):
-                self.fail(i, "`${…}` with operators is not supported: its value and extent are "
-                             "unknown to the checker", "write the value literally", code="BP201")
+                form = _PARAMETER_FORM.match(s, j)
+                if form is None:
+                    self.fail(i, "`${…}` with operators is not supported: its value and extent are "
+                                 "unknown to the checker", "write the value literally", code="BP201")
+                    raise AssertionError  # unreachable: fail raises
+                end = form.end() - 1
             b.expansion(PARAMETER, i, end + 1, quoted=quoted)
             return end + 1
         if nxt == "[":
@@ -451,7 +470,7 @@ class Reader:
         # (bash expands those in arguments too: `rg x=~/y` passes x=/root/y).
         if units and units[0] == "~":
             marks.append((0, TILDE))
-        if assignment_value or _ASSIGNMENT.match(text):
+        if assignment_value or (self.assignment_tildes and _ASSIGNMENT.match(text)):
             seen_eq = assignment_value
             for k in range(len(units) - 1):
                 if units[k] == "=" and not seen_eq:
@@ -463,10 +482,12 @@ class Reader:
                     break
         # Globs: unquoted `*`, `?`, or `[` with an unquoted `]` after it.
         for k, u in enumerate(units):
+            if not self.marks_globs:
+                break
             if u in ("*", "?") or (u == "[" and "]" in units[k + 1:]):
                 marks.append((k, GLOB))
                 break
-        brace = _brace_at(units)
+        brace = _brace_at(units) if self.marks_braces else None
         if brace is not None:
             marks.append((brace, BRACE))
         first = [b.offsets[k] for k, u in enumerate(units) if u == "$"][:1]
@@ -691,14 +712,46 @@ class Reader:
             self.fail(token.start, "`+=` appends to a value the checker cannot see",
                       "drop the assignment", end=token.end, code="BP600")
         value_start = token.start + m.end()
-        if self.s.startswith("(", value_start):
-            self.fail(token.start, "array assignments change shell variables the checker cannot "
-                                   "follow", "drop the assignment", end=token.end, code="BP600")
+        if self.s.startswith("(", value_start) and token.end == value_start:
+            assignments.append(self.array(m.group(1), token.start, value_start))
+            return True
+        # Read again from after `=`, as a value (tildes after `:`): the name
+        # before it holds no quote, expansion or continuation, so this ends
+        # where the token ended.
         value = self.lex_word(value_start, assignment_value=True).word
-        if value.span.end != token.end:  # the value reads as a word of its own extent
-            self.fail(token.start, "this assignment is not read as one word", code="BP100")
         assignments.append(Assignment(m.group(1), value, Span(token.start, token.end)))
         return True
+
+    def array(self, name: str, start: int, open_at: int) -> Assignment:
+        """`NAME=(WORDS)`, an indexed array's elements, after the `NAME=` token
+        (parse_compound_assignment: words separated by blanks, newlines and
+        comments); `[KEY]=VALUE` elements are not read."""
+        self.take()  # the `(` the caller found right after `=`
+        elements: list[Word] = []
+        while True:
+            token = self.peek()
+            if token.kind == "newline":
+                if self.heredocs:
+                    self.fail(token.start, "a here-document inside an array assignment is not supported")
+                self.take()
+            elif token.kind == "word":
+                if token.text.startswith("[") and "]=" in token.text:
+                    self.fail(token.start, "`[KEY]=VALUE` in an array assignment sets elements the "
+                              "checker does not follow", "list the values: a=(x y)", end=token.end,
+                              code="BP600")
+                elements.append(self.take().word)
+            elif token.kind == "op" and token.text == ")":
+                close = self.take()
+                break
+            else:
+                self.unexpected(token)
+        after = self.skip_joins(close.end)
+        if after < self.n and self.s[after] not in _BREAK:
+            self.fail(start, "bash reads `NAME=(…)` with text right after the `)` as a plain "
+                      "value, not an array", "put a blank after the `)`", end=after + 1)
+        text = self.s[open_at:close.end]
+        value = Word(text, Span(open_at, close.end), None)
+        return Assignment(name, value, Span(start, close.end), tuple(elements))
 
     def redirect(self, fd: int | None, start: int) -> Redirect:
         op = self.take()
@@ -791,11 +844,10 @@ class Reader:
             return self.case(start)
         return self.cond(start)
 
-    def for_loop(self, start: int) -> For:
+    def for_loop(self, start: int) -> For | ArithFor:
         name = self.take()
         if name.kind == "op" and name.text == "((":
-            self.fail(name.start, "a `for (( … ))` loop is outside what plan mode can check",
-                      "loop over words: for x in a b c; do …; done", code="BP101")
+            return self.arith_for(start, name)
         if name.kind != "word" or not _NAME.fullmatch(name.text):
             self.fail(name.start, "syntax error: `for` needs a variable name", end=name.end)
         words: tuple[Word, ...] | None = None
@@ -825,6 +877,37 @@ class Reader:
         body = self.compound_list(stop=None)
         end = self.expect_word("done").end
         return For(name.text, words, body, self.redirections(), Span(start, end))
+
+    def arith_for(self, start: int, opener: _Token) -> ArithFor:
+        """`for (( INIT; TEST; UPDATE ))` then `do … done` (parse.y
+        arith_for_command: parse_dparen reads to the matching `))`,
+        make_arith_for_command cuts the text at each `;`).  Only names,
+        numbers, blanks and `= < > ! + -` are read in the expressions; the
+        engine then allows only counting loops with literal bounds."""
+        s = self.s
+        close = s.find("))", opener.end)
+        header = s[opener.end:close] if close >= 0 else ""
+        if close < 0 or not _ARITH_FOR_CHARS.issuperset(header):
+            self.fail(opener.start, "a `for (( … ))` loop whose expressions hold more than names, "
+                      "numbers and `= < > ! + -` is outside what plan mode can check",
+                      "count with literal bounds: for ((i = 0; i < 3; i++)); do …; done", code="BP101")
+        parts = header.split(";")
+        if len(parts) != 3:
+            self.fail(opener.start, "syntax error: `for (( … ))` needs three expressions separated "
+                      "by `;`", "write for ((i = 0; i < 3; i++))", end=close + 2)
+        self.i, self._peeked = close + 2, None
+        token = self.peek()
+        if token.kind == "newline" or (token.kind == "op" and token.text == ";"):
+            self.take()
+        self.skip_newlines()
+        if self.peek(True).kind == "word" and self.peek(True).text == "{":
+            self.fail(self.peek(True).start, "`for (( … )) { …; }` is not supported",
+                      "write for (( … )); do …; done", code="BP101")
+        self.expect_word("do")
+        body = self.compound_list(stop=None)
+        end = self.expect_word("done").end
+        init, test, update = (part.strip(" \t") for part in parts)
+        return ArithFor(init, test, update, body, self.redirections(), Span(start, end))
 
     def case(self, start: int) -> Case:
         token = self.take()
@@ -888,6 +971,7 @@ class Reader:
 
     def cond(self, start: int) -> Cond:
         words: list[Word] = []
+        groups = 0  # `(` not yet closed
         while True:
             token = self.take()
             if token.kind == "newline":
@@ -895,23 +979,212 @@ class Reader:
             if token.kind == "eof":
                 self.fail(start, "syntax error: `[[` without `]]`", "close it with ]]")
             if token.kind == "word" and not token.word.expansions and token.text == "]]":
+                wrong = _cond_syntax(words)
+                if wrong is not None:
+                    at = words[wrong].span if wrong < len(words) else Span(token.start, token.end)
+                    self.fail(at.start, "syntax error in the conditional expression: bash refuses it "
+                              "and runs nothing", "check the operators and operands of [[ ]]",
+                              end=at.end)
                 return Cond(tuple(words), self.redirections(), Span(start, token.end))
             if token.kind == "word":
-                if token.text == "=~":
-                    self.fail(token.start, "`=~` is not supported: bash reads its right side with "
-                                           "rules of its own", "use == with a pattern", code="BP101")
                 words.append(token.word)
+                if token.text == "=~" and _binary_operator_at(words):
+                    words.append(self.regex_operand(groups > 0))
             elif token.kind == "op" and token.text in ("&&", "||", "(", ")", "<", ">"):
+                groups += {"(": 1, ")": -1}.get(token.text, 0)
                 words.append(Word(token.text, Span(token.start, token.end), token.text))
             else:
                 self.unexpected(token)
 
 
+    def regex_operand(self, in_group: bool) -> Word:
+        """The word after `=~`, which bash reads with rules of its own (parse.y,
+        read_token_word under PST_REGEXP): `(` starts a group read to its
+        matching `)` blanks and all, `|` is part of the word, and blanks or
+        `;&<>)` end it elsewhere.  Only the forms whose reading is plain are
+        read (each checked with bash 5.2.15, tests/test_cond_regex.py): ASCII
+        letters, digits and `.*+?^[]-_/,:=@%!#~` (no `~` or `#` first), `\\X`
+        (not a backreference), `|`, groups of those and blanks, quotes
+        outside groups (no `$`, backquote or `\\` in double quotes), `$`
+        before the end (of the word, a group or an alternative), and intervals `{M}`, `{M,}`, `{M,N}` whose bounds
+        multiply to at most 1000 (glibc builds `((a{255}){255}){255}` for
+        seconds).  The value is the regular expression as written: bash
+        matches its quoted parts literally and gives it to regcomp, no program."""
+        s, n = self.s, self.n
+        i = self.skip_joins(self.i)
+        while i < n and s[i] in _BLANKS:
+            i = self.skip_joins(i + 1)
+        start, depth = i, 0
+        if i >= n or s[i] in "\n#~":
+            self.fail(i, "`=~` needs a regular expression after it on the same line (a `#` or "
+                         "`~` first is read as a comment or a home directory)",
+                      "write the regular expression after =~", code="BP101")
+        while i < n:
+            c = s[i]
+            if depth == 0 and c in " \t\n;&<>)":
+                break
+            if c == "\\":
+                nxt = s[i + 1] if i + 1 < n else ""
+                if nxt in ("", "\n") or nxt.isdigit():
+                    self._regex_fail(i, "a line continuation or a backreference")
+                i += 2
+            elif c == "(":
+                depth += 1
+                i += 1
+            elif c == ")":
+                depth -= 1
+                i += 1
+            elif c == "|" or c in _REGEX_CHARS:
+                i += 1
+            elif depth and (c in " \t" or (c == "$" and i + 1 < n and s[i + 1] in ")| \t")):
+                i += 1  # parse_matched_pair keeps a `$` that starts no expansion
+            elif depth:
+                self._regex_fail(i, f"`{c}` inside a group")
+            elif c == "'":
+                close = s.find("'", i + 1)
+                if close < 0:
+                    self.fail(i, "syntax error: unterminated single quote", "close the quote")
+                i = close + 1
+            elif c == '"':
+                close = s.find('"', i + 1)
+                if close < 0 or any(ch in s[i + 1:close] for ch in "$`\\"):
+                    self._regex_fail(i, "a double-quoted part with `$`, a backquote or `\\`")
+                i = close + 1
+            elif c == "$" and (i + 1 >= n or s[i + 1] in " \t\n;&<>|)"):
+                i += 1  # a `$` at the end is the regular expression's own
+            else:
+                self._regex_fail(i, f"`{c}`")
+        text = s[start:i]
+        if depth or text in ("", "]]"):
+            self._regex_fail(start, "an unclosed group" if depth else f"`{text or s[i:i + 1]}` first")
+        _check_intervals(self, text, start)
+        self.i, self._peeked = i, None
+        after = self.peek()
+        if not ((after.kind == "op" and after.text in ("&&", "||")) or after.kind == "newline"
+                or (after.kind == "op" and after.text == ")" and in_group)
+                or (after.kind == "word" and after.text == "]]")):
+            self.unexpected(after)
+        return Word(text, Span(start, i), text)
+
+    def _regex_fail(self, at: int, what: str) -> None:
+        self.fail(at, f"the regular expression after `=~` holds {what}, which bash reads with "
+                      "rules of its own", "use plain characters, groups, `|` and `\\` escapes, or "
+                      "match a pattern with ==", code="BP101")
+
+
+# Characters a regular expression after `=~` may hold anywhere (blanks only
+# inside groups; `#` and `~` not first; `{`/`}` only as intervals).
+_REGEX_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                         ".*+?^[]-_/,:=@%!#~{}")
+_TEST_UNARY = frozenset("-a -b -c -d -e -f -g -h -k -n -o -p -r -s -t -u -v -w -x -z -G -L -N -O "
+                        "-R -S".split())
+_INTERVAL = re.compile(r"\{([0-9]{1,4})(,([0-9]{0,4}))?\}")
+_BRACKET = re.compile(r"\[\^?\]?(?:\[:[a-z]+:\]|[^]])*\]")
+_MAX_REPEATS = 1000
+
+
+def _binary_operator_at(words: list[Word]) -> bool:
+    """Whether the `=~` just read (the last of `words`) is the binary operator,
+    which bash reads only right after a left operand (cond_term): a word
+    that is not a unary test, at the start or after `&&`, `||`, `(` or `!`."""
+    if len(words) < 2:
+        return False
+    left = words[-2]
+    before = words[-3].value if len(words) > 2 else None
+    return (left.value is None or left.value not in _TEST_UNARY | {"&&", "||", "(", ")", "!", "<", ">"}) \
+        and before in (None, "&&", "||", "(", "!")
+
+
+_COND_OPS = frozenset({"&&", "||", "(", ")", "<", ">"})  # tokens, not words
+_TEST_BINARY = frozenset("= == != < > =~ -nt -ot -ef -eq -ne -lt -le -gt -ge".split())
+
+
+def _cond_syntax(words: list[Word]) -> int | None:
+    """Where bash's grammar for `[[ … ]]` (parse.y: cond_or, cond_and,
+    cond_term, operators recognised by their text as written) fails on
+    `words`, or None: `(` EXPR `)`, `!` TERM, a unary test and its operand,
+    a word with a binary operator and operand, or a word alone, joined by
+    `&&` and `||`.  bash 5.2.15 refuses the rest, some silently
+    (`[[ a && ]]` exits 0 having run nothing)."""
+    texts = [w.text for w in words]
+    pos = 0
+
+    def peek() -> str | None:
+        return texts[pos] if pos < len(texts) else None
+
+    def operand() -> None:
+        nonlocal pos
+        if peek() is None or peek() in _COND_OPS:
+            raise IndexError
+        pos += 1
+
+    def term() -> None:
+        nonlocal pos
+        current = peek()
+        if current == "(":
+            pos += 1
+            either()
+            if peek() != ")":
+                raise IndexError
+            pos += 1
+        elif current == "!":
+            pos += 1
+            term()
+        elif current in _TEST_UNARY:
+            pos += 1
+            operand()
+        else:
+            operand()
+            following = peek()
+            if following in _TEST_BINARY:
+                pos += 1
+                operand()
+            elif following not in (None, "&&", "||", ")"):
+                raise IndexError
+
+    def both() -> None:
+        nonlocal pos
+        term()
+        while peek() == "&&":
+            pos += 1
+            term()
+
+    def either() -> None:
+        nonlocal pos
+        both()
+        while peek() == "||":
+            pos += 1
+            both()
+
+    try:
+        either()
+    except IndexError:
+        return pos
+    return pos if pos < len(texts) or not texts else None
+
+
+def _check_intervals(reader: Reader, text: str, start: int) -> None:
+    """Braces in a regular expression must be intervals whose bounds multiply
+    to at most _MAX_REPEATS; brackets and quoted or escaped characters are
+    left out of the count (braces there are literal)."""
+    plain = re.sub(r"\\.|'[^']*'|\"[^\"]*\"", "_", text)
+    plain = _BRACKET.sub("_", plain)
+    product = 1
+    for match in _INTERVAL.finditer(plain):
+        product *= max(int(match[1]), int(match[3] or 0))
+    if "{" in _INTERVAL.sub("", plain) or "}" in _INTERVAL.sub("", plain):
+        reader._regex_fail(start, "a brace that is not an interval `{M,N}`")
+    if product > _MAX_REPEATS:
+        reader._regex_fail(start, f"intervals repeating {product} times (at most {_MAX_REPEATS})")
+
+
 def _brace_at(units: list) -> int | None:
     """Where bash's brace expansion may apply: the first unquoted `{` whose
     matching unquoted `}` encloses an unquoted `,` or `..` (braces.c; a quoted
-    `$` before it does not stop it: `\\${a,b}` expands).  Over-approximates:
-    a word it marks is denied, never misread."""
+    `$` before it does not stop it: `\\${a,b}` expands).  A `}` met before any
+    separator is an ordinary character to bash (`a{},b}` is `a}` and `a`).
+    Over-approximates: a word it marks is expanded exactly by the judge
+    (read/braces.py) or denied, never misread."""
     for k, u in enumerate(units):
         if u != "{":
             continue
@@ -925,8 +1198,8 @@ def _brace_at(units: list) -> int | None:
                 if depth == 0:
                     if found:
                         return k
-                    break
-                depth -= 1
+                else:
+                    depth -= 1
             elif v == "," or (v == "." and m + 1 < len(units) and units[m + 1] == "."):
                 found = True
     return None
@@ -976,6 +1249,51 @@ def parse(source: str) -> Script:
         return Script(source, None, (("BP103", Span(0, len(source)),
                                       "the command is nested too deeply to read", "simplify it"),))
     return Script(source, _with_bodies(body, reader.bodies) if reader.bodies else body, ())
+
+
+def read_word(text: str, *, braces: bool = True, globs: bool = True, assignment: bool = True,
+              assignment_value: bool = False) -> Word | None:
+    """`text` read as one word on its own, or None when it is not exactly one
+    word the reader accepts.  `braces`/`globs` off: brace expansion or
+    pathname expansion does not apply to it (a word brace expansion made; an
+    assignment's value); `assignment` off: a `~` after `=` is not expanded
+    (bash expands it only in words the parser saw as assignments);
+    `assignment_value`: it is the value of an assignment (a `~` after `=`
+    or `:` expands)."""
+    reader = Reader(text)
+    reader.marks_braces, reader.marks_globs, reader.assignment_tildes = braces, globs, assignment
+    try:
+        token = reader.lex_word(0, assignment_value=assignment_value)
+    except (ReadError, RecursionError):
+        return None
+    return token.word if token.end == len(text) and token.word is not None else None
+
+
+# One piece of a word as bash expands it: a literal character with whether it
+# is quoted, or an expansion (`Expansion.quoted`: inside double quotes).
+Part = tuple[str, bool] | Expansion
+
+
+def word_parts(source: str, word: Word, assignment_value: bool = False) -> list[Part] | None:
+    """The pieces of `word` (read from `source` at its span) in order, for a
+    word whose expansions are all read where they stand (`$…`, `${…}`,
+    `$(…)`, `$((…))`, process substitutions); None for any other word (globs,
+    tildes, braces: the pieces do not say where those apply).  For an
+    assignment's value (`assignment_value`) braces and globs are plain
+    characters, as bash does not expand them there."""
+    reader = Reader(source)
+    reader.marks_braces = reader.marks_globs = not assignment_value
+    try:
+        token = reader.lex_word(word.span.start, assignment_value=assignment_value)
+    except (ReadError, RecursionError):
+        return None
+    b = reader.last_word
+    if b is None or token.end != word.span.end or token.word is None \
+            or any(e.kind in (GLOB, TILDE, BRACE) for e in token.word.expansions):
+        return None
+    chars = iter("".join(b.chars))
+    expansions = iter(b.expansions)
+    return [next(expansions) if unit == "$" else (next(chars), unit is None) for unit in b.units]
 
 
 def _with_bodies(node, bodies: dict[int, str]):

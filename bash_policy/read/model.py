@@ -3,7 +3,7 @@
 A reader (the exact reader, tree-sitter, bashlex) turns source text into a
 `Script`: a `List` of pipelines joined by `&&`, `||`, `;`, newlines and `&`;
 a pipeline's members are simple `Command`s or compound nodes (subshell,
-group, if, for, while/until, case, `(( ))`, `[[ ]]`), each with spans.
+group, if, for, `for (( ))`, while/until, case, `(( ))`, `[[ ]]`), each with spans.
 Words carry the exact value bash passes after quote removal, or the
 expansions that make the value unknowable before run time; a command or
 process substitution carries the `List` it runs.  `Script.to_dict()` is the
@@ -92,9 +92,13 @@ class Word:
 
 @dataclass(frozen=True, slots=True)
 class Assignment:
+    """`NAME=VALUE`; for an array `NAME=(WORDS)`, `elements` holds the words
+    and `value` the text from `(` to `)`, not literal."""
+
     name: str
     value: Word
     span: Span
+    elements: tuple[Word, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +191,19 @@ class For:
 
 
 @dataclass(frozen=True, slots=True)
+class ArithFor:
+    """`for (( INIT; TEST; UPDATE )); do BODY; done`: the three arithmetic
+    expressions as written (blanks around them dropped)."""
+
+    init: str
+    test: str
+    update: str
+    body: List
+    redirects: tuple[Redirect, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class While:
     """`while` (or `until`, when `until`) TEST; do BODY; done."""
 
@@ -231,8 +248,8 @@ class Cond:
     span: Span
 
 
-Node = Command | Subshell | Group | If | For | While | Case | Arith | Cond
-COMPOUND = (Subshell, Group, If, For, While, Case, Arith, Cond)
+Node = Command | Subshell | Group | If | For | ArithFor | While | Case | Arith | Cond
+COMPOUND = (Subshell, Group, If, For, ArithFor, While, Case, Arith, Cond)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +274,8 @@ def children(node) -> Iterator:
     elif isinstance(node, Command):
         for assignment in node.assignments:
             yield from _subs(assignment.value)
+            for element in assignment.elements or ():
+                yield from _subs(element)
         for word in node.words:
             yield from _subs(word)
         yield from _redirect_subs(node.redirects)
@@ -277,6 +296,9 @@ def children(node) -> Iterator:
         yield from _redirect_subs(node.redirects)
     elif isinstance(node, While):
         yield node.test
+        yield node.body
+        yield from _redirect_subs(node.redirects)
+    elif isinstance(node, ArithFor):
         yield node.body
         yield from _redirect_subs(node.redirects)
     elif isinstance(node, Case):
@@ -310,7 +332,8 @@ def own_words(node) -> tuple[Word, ...]:
     inside its substitutions belong to the nodes of their bodies)."""
     redirects = tuple(r.target for r in getattr(node, "redirects", ()) if r.target is not None)
     if isinstance(node, Command):
-        return node.words + tuple(a.value for a in node.assignments) + redirects
+        elements = tuple(w for a in node.assignments for w in a.elements or ())
+        return node.words + tuple(a.value for a in node.assignments) + elements + redirects
     if isinstance(node, For):
         return tuple(node.words or ()) + redirects
     if isinstance(node, Case):

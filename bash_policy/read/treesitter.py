@@ -22,6 +22,7 @@ from .model import (
     OUTPUT_SUB,
     PROCESS_SUB,
     Arith,
+    ArithFor,
     Assignment,
     Case,
     CaseArm,
@@ -51,14 +52,14 @@ _WORD_TYPES = {"word", "string", "raw_string", "concatenation", "number", "simpl
 _REDIRECT_TYPES = {"file_redirect", "herestring_redirect", "heredoc_redirect"}
 _STATEMENT_TYPES = {"command", "pipeline", "list", "negated_command", "redirected_statement",
                     "subshell", "compound_statement", "if_statement", "for_statement",
+                    "c_style_for_statement",
                     "while_statement", "case_statement", "test_command", "variable_assignment"}
 _UNSUPPORTED = {
     "function_definition": "a function definition",
-    "c_style_for_statement": "a `for (( … ))` loop",
-    "declaration_command": "`export`/`declare`/`local`/`readonly`",
-    "unset_command": "`unset`",
-    "variable_assignments": "several assignments without a command",
 }
+# Nodes tree-sitter gives to what bash reads as a simple command: `export`,
+# `declare` and the like, `unset`, and several assignments without a command.
+_COMMAND_LIKE = {"declaration_command", "unset_command", "variable_assignments"}
 # Gaps between tokens may hold only blanks and backslash-newline pairs.
 _BLANK_GAP = re.compile(r"(?:[ \t]|\\\n)*")
 _JOIN_GAP = re.compile(r"(?:\\\n)*")
@@ -139,30 +140,72 @@ class _Builder:
             self.fail("BP100", self.span_bytes(start, end), "an empty command list")
         return List(tuple(items), tuple(ops), Span(items[0].span.start, items[-1].span.end))
 
-    def and_or(self, node, redirects=()) -> list[tuple[Pipeline, str]]:
-        """A statement as pipelines joined by && and || (the op before each)."""
+    def and_or(self, node, redirects=(), continued: bool = False) -> list[tuple[Pipeline, str]]:
+        """A statement as pipelines joined by && and || (the op before each).
+        `continued`: the first pipeline continues one that `rejoined` is
+        putting back together (no `!` or `time` may start it)."""
         out: list[tuple[Pipeline, str]] = []
-        work = [(node, "", redirects)]
+        work = [(node, "", redirects, continued)]
         while work:
-            node, op, redirects = work.pop()
+            node, op, redirects, continued = work.pop()
             if node.type == "list":
                 children = [c for c in node.children if c.type != "comment"]
                 parts = [c for c in children if c.type not in ("&&", "||")]
                 ops = [c.type for c in children if c.type in ("&&", "||")]
                 if len(parts) != 2 or len(ops) != 1:
                     self.fail("BP100", node, "the parser read this list differently")
-                work.append((parts[1], ops[0], redirects))
-                work.append((parts[0], op, ()))
+                work.append((parts[1], ops[0], redirects, False))
+                work.append((parts[0], op, (), continued))
             elif node.type == "redirected_statement" and node.child_by_field_name("body") is not None \
                     and node.child_by_field_name("body").type in ("list", "pipeline", "negated_command") \
                     and not self.is_compound(node.child_by_field_name("body")):
                 body = node.child_by_field_name("body")
                 extra = [c for c in node.children if c != body]
                 self.check_redirect_nodes(node, extra)
-                work.append((body, op, tuple(extra) + tuple(redirects)))
+                work.append((body, op, tuple(extra) + tuple(redirects), continued))
+            elif node.type == "pipeline" and self.members(node)[0][-1][0].type == "list":
+                out.extend(self.rejoined(node, op, redirects, continued))
             else:
-                out.append((self.pipeline(node, redirects), op))
+                out.append((self.pipeline(node, redirects, continued), op))
         return out
+
+    def members(self, node) -> tuple[list, list[bool]]:
+        """A pipeline node's members, each with the redirection nodes that
+        belong to it, and for each joint whether it is `|&`.  tree-sitter-bash
+        hangs a redirection after a middle member on the pipeline so far
+        (`a | b 2>x | c` is `pipeline(redirected(pipeline(a, b), 2>x), c)`):
+        bash's redirection belongs to that member, `b`."""
+        members: list[tuple] = []
+        joints: list[bool] = []
+        for child in node.children:
+            if child.type in ("|", "|&"):
+                joints.append(child.type == "|&")
+            elif child.type != "comment":
+                members.append((child, ()))
+        first = members[0][0]
+        body = first.child_by_field_name("body") if first.type == "redirected_statement" else None
+        if body is not None and body.type == "pipeline":
+            extra = tuple(c for c in first.children if c != body)
+            self.check_redirect_nodes(first, extra)
+            inner, inner_joints = self.members(body)
+            last, own = inner[-1]
+            inner[-1] = (last, own + extra)
+            members, joints = inner + members[1:], inner_joints + joints
+        return members, joints
+
+    def rejoined(self, node, op: str, redirects, continued: bool) -> list[tuple[Pipeline, str]]:
+        """Undo tree-sitter-bash's one misnesting of `a | b | c && d`: it reads
+        `pipeline(a, list(pipeline(b, c), d))`, where bash (whose `|` binds
+        tighter than `&&` and `||`) reads `list(pipeline(a, b, c), d)`.  The
+        same members and operators, in the same order: the list's first
+        pipeline continues this one, and the rest of the list follows it."""
+        members, joints = self.members(node)
+        head = self.piped(node.start_byte, members[:-1], joints[:-1], False, (), continued)
+        rest = self.and_or(members[-1][0], redirects, continued=True)
+        first, _ = rest[0]
+        merged = Pipeline(head.commands + first.commands, Span(head.span.start, first.span.end),
+                          head.negated, head.timed, head.stderr + (joints[-1],) + first.stderr)
+        return [(merged, op), *rest[1:]]
 
     def is_compound(self, node) -> bool:
         return node.type not in ("list", "pipeline", "negated_command", "command")
@@ -171,12 +214,12 @@ class _Builder:
         if any(c.type not in _REDIRECT_TYPES for c in extra):
             self.fail("BP101", node, "unsupported redirection layout")
 
-    def pipeline(self, node, redirects=()) -> Pipeline:
+    def pipeline(self, node, redirects=(), continued: bool = False) -> Pipeline:
         negated = False
         start = node.start_byte
         while node.type == "negated_command":
             inner = [c for c in node.children if c.type != "!"]
-            if len(inner) != 1:
+            if len(inner) != 1 or continued:
                 self.fail("BP100", node, "the parser read this `!` differently")
             negated = not negated
             node = inner[0]
@@ -185,30 +228,31 @@ class _Builder:
             if body is not None and body.type in ("pipeline", "negated_command"):
                 extra = [c for c in node.children if c != body]
                 self.check_redirect_nodes(node, extra)
-                piped = self.pipeline(body, tuple(extra) + tuple(redirects))
+                piped = self.pipeline(body, tuple(extra) + tuple(redirects), continued)
                 return Pipeline(piped.commands, self.span_bytes(start, node.end_byte),
                                 piped.negated != negated, piped.timed, piped.stderr)
-        members = [node]
-        stderr: list[bool] = []
-        if node.type == "pipeline":
-            members = [c for c in node.children if c.type not in ("|", "|&", "comment")]
-            stderr = [c.type == "|&" for c in node.children if c.type in ("|", "|&")]
+        members, stderr = self.members(node) if node.type == "pipeline" else ([(node, ())], [])
+        return self.piped(start, members, stderr, negated, redirects, continued)
+
+    def piped(self, start: int, members, stderr: list[bool], negated: bool, redirects,
+              continued: bool) -> Pipeline:
+        """Pipeline members as a Pipeline; `redirects` belong to the last one."""
         commands = []
-        for index, member in enumerate(members):
+        for index, (member, own) in enumerate(members):
             if member.type == "negated_command":  # tree-sitter puts `!` on the first member
                 inner = [c for c in member.children if c.type != "!"]
-                if index or len(inner) != 1 or inner[0].type == "negated_command":
+                if index or continued or len(inner) != 1 or inner[0].type == "negated_command":
                     self.fail("BP100", member, "`!` must start a pipeline")
                 negated = not negated
                 member = inner[0]
             last = index == len(members) - 1
-            commands.append(self.unit(member, redirects if last else ()))
+            commands.append(self.unit(member, tuple(own) + (tuple(redirects) if last else ())))
         timed = False
         first = commands[0]
         if isinstance(first, Command) and first.words and first.words[0].text == "time" \
-                and not first.assignments:
-            commands[0], timed = self.untime(first, members[0])
-        return Pipeline(tuple(commands), self.span_bytes(start, members[-1].end_byte), negated,
+                and not first.assignments and not continued:  # after `|`, `time` is a program
+            commands[0], timed = self.untime(first, members[0][0])
+        return Pipeline(tuple(commands), self.span_bytes(start, members[-1][0].end_byte), negated,
                         timed, tuple(stderr))
 
     def is_compound_body(self, node) -> bool:
@@ -240,7 +284,7 @@ class _Builder:
             if body is None:
                 return self.command_from_children([], node, tuple(extra) + tuple(redirects))
             return self.unit(body, tuple(extra) + tuple(redirects))
-        if kind == "command":
+        if kind == "command" or kind in _COMMAND_LIKE:
             return self.command_from_children(list(node.children), node, redirects)
         if kind == "variable_assignment":
             return self.command_from_children([node], node, redirects)
@@ -263,6 +307,8 @@ class _Builder:
             return self.while_statement(node, reds)
         if kind == "for_statement":
             return self.for_statement(node, reds)
+        if kind == "c_style_for_statement":
+            return self.arith_for(node, reds)
         if kind == "case_statement":
             return self.case_statement(node, reds)
         if kind == "test_command":
@@ -333,6 +379,17 @@ class _Builder:
         return For(self.text(variable.start_byte, variable.end_byte), words, self.do_group(node), reds,
                    self.span(node))
 
+    def arith_for(self, node, reds) -> ArithFor:
+        """`for (( A; B; C ))`: the text between `((`, the two `;` and `))`."""
+        marks = [c for c in node.children if c.type in ("((", ";", "))")]
+        if [c.type for c in marks[:4]] != ["((", ";", ";", "))"]:
+            self.fail("BP100", node, "the parser read this `for (( … ))` differently")
+        init, test, update = (self.text(a.end_byte, b.start_byte).strip(" \t")
+                              for a, b in zip(marks, marks[1:4]))
+        if not any(c.type == "do_group" for c in node.children):
+            self.fail("BP101", node, "`for (( … )) { …; }` is not supported")
+        return ArithFor(init, test, update, self.do_group(node), reds, self.span(node))
+
     def case_statement(self, node, reds) -> Case:
         value = node.child_by_field_name("value")
         subject = self.group_words([value])[0]
@@ -380,16 +437,38 @@ class _Builder:
                 stack.extend(reversed(child.children))
         words: list[Word] = []
         run: list = []
+        regex = False  # the run after the `=~` operator is a regular expression
         for leaf in leaves + [None]:
-            if leaf is None or leaf.type in ("&&", "||", "(", ")", "<", ">"):
-                words += self.group_words(run)
-                run = []
-                if leaf is not None:
+            if leaf is None or leaf.type in ("&&", "||", "(", ")", "<", ">") or leaf.type == "=~":
+                if regex and run:
+                    words += self.regex_words(run)
+                else:
+                    words += self.group_words(run)
+                regex = leaf is not None and leaf.type == "=~"
+                run = [leaf] if regex else []
+                if regex:
+                    words += self.group_words(run)
+                    run = []
+                elif leaf is not None:
                     text = leaf.text.decode()
                     words.append(Word(text, self.span(leaf), text))
             else:
                 run.append(leaf)
         return words
+
+    def regex_words(self, nodes) -> list[Word]:
+        """The right side of `=~`: one word from its first node to the first
+        blank between nodes, taken as written (bash matches its quoted parts
+        literally; the exact reader decides which forms are read at all),
+        then any words after it."""
+        start, end, count = nodes[0].start_byte, nodes[0].end_byte, 1
+        while count < len(nodes) and not self.text(end, nodes[count].start_byte):
+            end = nodes[count].end_byte
+            count += 1
+        span = self.span_bytes(start, end)
+        text = self.source[span.start:span.end]
+        plain = not any(n.type in _EXPANSION_NODES for node in nodes[:count] for n in _descendants(node))
+        return [Word(text, span, text if plain else None), *self.group_words(nodes[count:])]
 
     def bracket_test(self, node, redirects) -> Command:
         """`[ … ]` is the command `[` with its words: tree-sitter parses it as an
@@ -420,7 +499,7 @@ class _Builder:
                 word_nodes.extend(child.children)
             elif kind in _REDIRECT_TYPES:
                 redirect_nodes.append(child)
-            elif kind in _STATEMENT_TYPES or kind in _UNSUPPORTED:
+            elif kind in _STATEMENT_TYPES or kind in _UNSUPPORTED or kind in _COMMAND_LIKE:
                 self.fail("BP101", child, "a compound command inside a simple command")
             else:
                 word_nodes.append(child)
@@ -518,6 +597,17 @@ class _Builder:
         text = self.source[span.start:span.end]
         name, _, _ = text.partition("=")
         value_text = text[len(name) + 1:]
+        value_node = node.child_by_field_name("value")
+        if value_node is not None and value_node.type == "array":
+            parts = value_node.children
+            if not parts or parts[0].type != "(" or parts[-1].type != ")" \
+                    or any(p.type == "comment" for p in parts):
+                self.fail("BP100", node, "the parser read this array assignment differently")
+            elements = self.group_words(list(parts[1:-1]))
+            value = Word(value_text, self.span(value_node), None)
+            if value.span.start != span.start + len(name) + 1 or value.span.end != span.end:
+                self.fail("BP100", node, "the parser read this array assignment differently")
+            return Assignment(name, value, span, tuple(elements))
         value = self.word(node.start_byte + len(name.encode()) + 1, node.end_byte, node.children[2:])
         if value.text != value_text:
             self.fail("BP100", node, "the parser read this assignment differently")
@@ -583,6 +673,18 @@ class _Builder:
         if node.type == "heredoc_redirect" and body is None:
             body = ""
         return [Redirect(op, fd, target_word, self.span(node), body, quoted), *nested]
+
+
+_EXPANSION_NODES = {"simple_expansion", "expansion", "command_substitution", "process_substitution",
+                    "arithmetic_expansion"}
+
+
+def _descendants(node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
 
 
 def _strip_comments(gap: str) -> str:

@@ -8,10 +8,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bash_policy.judge.loops import counting_passes
 from bash_policy.judge.verdict import Verdict
 from bash_policy.read.model import (
     PROCESS_SUB,
     Arith,
+    ArithFor,
     Case,
     Command,
     Cond,
@@ -31,6 +33,10 @@ from .sandbox import FuzzRun
 
 class OracleGap(Exception):
     """The checker reported something this oracle cannot predict bash's effect of."""
+
+
+class _Break(Exception):
+    """`break` leaving the loop around it (raised through the walk)."""
 
 
 @dataclass
@@ -98,7 +104,12 @@ class _Walk:
     def pipeline(self, node: Pipeline, fds: dict) -> int:
         status = 0
         if len(node.commands) == 1:
-            status = self.unit(node.commands[0], fds, False)
+            try:
+                status = self.unit(node.commands[0], fds, False)
+            except _Break:
+                if isinstance(node.commands[0], Subshell):
+                    raise OracleGap("a break inside a subshell") from None
+                raise
         else:
             outer = self.group
             if outer is None:
@@ -140,6 +151,8 @@ class _Walk:
             if self.redirected(node, fds, piped_stderr) is None:
                 return 1
             words = _timed_command(node.words)
+            if words and words[0].value == "break":  # bash's own, never shadowed by a stub
+                raise _Break
             if words:
                 self.emit(words)
             return 0
@@ -161,8 +174,11 @@ class _Walk:
             if node.words is None or any(w.value is None for w in node.words):
                 raise OracleGap("for loop over words the oracle cannot count")
             status = 0
-            for _ in node.words:
-                status = self.run_list(node.body, inner)
+            try:
+                for _ in node.words:
+                    status = self.run_list(node.body, inner)
+            except _Break:
+                return 0
             return status
         if isinstance(node, Case):
             if node.word.value is None:
@@ -176,8 +192,23 @@ class _Walk:
                             raise OracleGap(f"case arm ending in {arm.terminator}")
                         return self.run_list(arm.body, inner) if arm.body is not None else 0
             return 0
+        if isinstance(node, ArithFor):
+            counted = counting_passes(node)
+            if isinstance(counted, str):
+                raise OracleGap(f"for (( )) the oracle cannot count: {counted}")
+            status = 0
+            try:
+                for _ in counted[1]:
+                    status = self.run_list(node.body, inner)
+            except _Break:
+                return 0
+            return status
         if isinstance(node, While):
             if self.run_list(node.test, inner) ^ node.until == 0:
+                try:
+                    self.run_list(node.body, inner)
+                except _Break:
+                    return 0
                 raise OracleGap("a loop whose test succeeds runs forever with the stubs")
             return 0
         raise OracleGap(f"unknown node {type(node).__name__}")

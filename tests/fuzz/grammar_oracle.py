@@ -57,8 +57,11 @@ __all__ = ["ALL_CATEGORIES", "DEFAULT_SKIP", "Finding", "Report", "corpus_text",
 POLICY = Policy.default()
 KEYWORDS = bash_names("k")
 # `cat` first: the simplest choice, where shrinking ends, is a plain program.
+# `break` only appears where the grammar ends a loop with it: the sandbox must
+# not shadow it, or the loop would not end.
 PROGRAMS = sorted((n for n in POLICY.program_names()
-                   if "/" not in n and n not in KEYWORDS and POLICY.spec(n).denied is None),
+                   if "/" not in n and n not in KEYWORDS and n != "break"
+                   and POLICY.spec(n).denied is None),
                   key=lambda n: (n != "cat", n))
 # Programs the checker denies, to show when a misreading lets bash run them.
 OTHER_PROGRAMS = ["rm", "touch", "bash", "sh"]
@@ -207,7 +210,8 @@ BRACES = ["{a,b}", "\\${a,b}", "'$'{a,b}", '"$"{a,b}', "$\\{a,b}", "{}", "{a}", 
           "{a..c}", "a{,b}", "{a,b\\}", "\\{a,b}", "{a\\,b}", "{-v,x}", "{--pre=sh,x}",
           "${a,b}", "{$x,y}", "x{a,b}y", "{'a',b}", '{a,"b c"}', '{"{",b}', "\\{}", "{ }",
           "{a,}", "{,a}", "$'$'{a,b}", "\\\\{a,b}", "{1..2}", "{a..}", "\\${a..b}", "{\\,,}",
-          "{a,b}{c,d}", "-{v,e}", "{x,-delete}"]
+          "{a,b}{c,d}", "-{v,e}", "{x,-delete}", "{a},b}", "{x},-v}", "a{},b}", "*.{a,b}",
+          "{1..3..2}", "{03..1}", "~/{a,b}", "{~,a}", "{x,y}=~", "{a,{b,-c}}", "{1..3}{,-}"]
 QUOTES = ["''", '""', "$''", '$""', "'a'\"b\"c", "\\'", '\\"', "\\\\", "'\\'", '"\\"x"',
           '"\\$"', '"\\`"', '"\\\n"', "a\\ b", "\\ ", "'a\nb'", '"a\nb"', "$'a\\'b'",
           "'\\\n'", "\\\n", "'#'", "\\#", "a#b", "#", "\\!", "'!'", "a'b'c", '"\'"', "'\"'",
@@ -344,7 +348,12 @@ COMPOUNDS = ["{{ {} ; }}", "( {} )", "if {}; then {}; fi", "for i in a; do {}; d
              "echo $(case a in (esac|{}) ;; esac)", "echo \"$(case a in (esac) ;; (*) echo '{}';; esac)\"",
              "cat <(case a in (esac) ;; (*) {};; esac)", "echo $(case a in (a|b) {};; (c) ;; esac)",
              "echo $({{ {} \\&; }})", "echo $(if {} \\&; then {}; fi)", "echo $(for i in a; do {}; done)",
-             "echo $(time [[ a > pwned ]]; {})", "cat <(time {})"]
+             "echo $(time [[ a > pwned ]]; {})", "cat <(time {})",
+             # loops that end: counted, or broken out of on every path (issue 20)
+             "for ((i = 0; i < 2; i++)); do {}; done", "for ((i=3;i>0;i-=2)) do {}; done",
+             "while true; do {}; break; done", "until false; do {}\nbreak 1\ndone",
+             "while :; do if {}; then break; else break; fi; done", "while true; do {} || break; done",
+             "while true; do ( break ); {}; done", "[[ a =~ ^(a|b)$ ]] && {}", "[[ $x =~ {} ]]"]
 
 
 def command(c: Choices, bodies: list[str], depth: int = 0) -> str:
@@ -388,11 +397,27 @@ def _joined(c: Choices, options, bodies: list[str], family: str) -> str:
     return op
 
 
-def pipeline(c: Choices, bodies: list[str]) -> str:
+def pipeline(c: Choices, bodies: list[str], long: bool = False) -> str:
+    """Commands joined by pipes; `long`: at least two pipes (three members)."""
     prefix = c.tricky("prefix", PREFIXES) if c.chance(10) else ""
     out = prefix + command(c, bodies)
-    for _ in range(c.count(2, 30)):
+    for _ in range(2 + c.count(2, 40) if long else c.count(2, 30)):
         out += _joined(c, PIPES, bodies, "pipe") + command(c, bodies)
+    return out
+
+
+AND_OR = [(" && ", False), (" || ", False), ("&&", False), ("||", False), (" &&\n", True),
+          (" ||\n", True), (" &&\\\n", False)]
+
+
+def and_or_chain(c: Choices, bodies: list[str]) -> str:
+    """Pipelines of three members or more joined by `&&` and `||`
+    (`ps aux | grep x | wc -l && echo done`): tree-sitter-bash nests them
+    otherwise than bash, and the checker must read them as bash does."""
+    c.tag("shape:long-pipelines-and-or")
+    out = pipeline(c, bodies, long=c.chance(80))
+    for _ in range(1 + c.count(2, 40)):
+        out += _joined(c, AND_OR, bodies, "and-or") + pipeline(c, bodies, long=c.chance(60))
     return out
 
 
@@ -400,9 +425,10 @@ def script(c: Choices) -> str:
     bodies: list[str] = []
     out = c.tricky("leader", ["\n", " ", "# c\n", "\\\n", "#\\\n", "\n\n", "\r\n"]) \
         if c.chance(5) else ""
-    out += pipeline(c, bodies)
+    out += and_or_chain(c, bodies) if c.chance(15) else pipeline(c, bodies)
     for _ in range(c.count(3, 40)):
-        out += _joined(c, OPERATORS, bodies, "operator") + pipeline(c, bodies)
+        out += _joined(c, OPERATORS, bodies, "operator") + (
+            and_or_chain(c, bodies) if c.chance(10) else pipeline(c, bodies))
     out += c.tricky("trailer", TRAILERS) if c.chance(12) else ""
     if bodies:
         out += "\n" + "".join(bodies)

@@ -111,8 +111,6 @@ def shell_state(profile: Profile, event: Mapping[str, Any], env: Mapping[str, st
     if unknown is None and around:
         unknown = (f"a function {around[0]} is defined there, and {client}'s own wrapper calls "
                    f"{around[0]} around every command")
-    if env.get("CDPATH"):
-        options.add("cdable_vars")  # `cd NAME` may go elsewhere: judged as cdable_vars is
     return ShellState(**{**state.__dict__, "options": frozenset(options), "functions": functions,
                          "unknown_names": unknown_names, "unknown": state.unknown or unknown})
 

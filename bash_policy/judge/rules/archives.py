@@ -11,7 +11,7 @@ unless they write to standard output, list or test.
 from __future__ import annotations
 
 from ..codes import Code, Effect
-from ..special import names_stdin
+from ..special import stdin_in
 from . import rule
 
 _ZIP_INFO = {"-v", "-h", "-h2", "--help", "-L", "--license"}
@@ -68,7 +68,7 @@ def tar_archive(inv, ctx) -> None:
         for word, value in archives:
             if value is not None and _remote(value):
                 _deny_remote(ctx, word, value)
-    if not archives or any(value in (None, "-") or names_stdin(value, ctx.cwd) for _, value in archives):
+    if not archives or any(value in (None, "-") or stdin_in(value, ctx.directories()) for _, value in archives):
         ctx.reads_stdin = True  # no -f (Debian's default archive is `-`), or -f -
 
 

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 from ...read.model import EXTGLOB, GLOB, TILDE
 from ..codes import Code
+from ..flow import KERNEL, OLDPWD
 from . import rule
 
 
 @rule("cd_target", codes=[Code.BP205, Code.BP203, Code.BP406],
-      deny=["cd -", "cd src*", "cd -- ~/x"], allow=["cd src", "cd /tmp"])
+      deny=["cd -", "cd src*", "cd -- ~/x", "cd -P /proc/self/cwd/.."],
+      allow=["cd src", "cd /tmp", "cd /tmp && cd -"])
 def cd_target(inv, ctx) -> None:
-    """`cd` to a directory the checker cannot follow: `cd -`, a `~` or a pattern.
-    Later relative paths and repositories depend on where `cd` went."""
+    """`cd` to a directory the checker cannot follow: a `~`, a pattern, `cd -`
+    while $OLDPWD may still be the caller's, a path whose `..` follows a link
+    under /dev or /proc.  Later relative paths and repositories depend on
+    where `cd` went (judge/flow.py)."""
     for word in inv.positionals:
         if word.value is None:
             kinds = {e.kind for e in word.expansions}
@@ -29,10 +33,19 @@ def cd_target(inv, ctx) -> None:
                 ctx.deny(Code.BP203, word.span,
                          f"`cd {word.text}`: the pattern may match several directories or none",
                          "write the directory name")
-        elif word.value == "-":
-            ctx.deny(Code.BP406, word.span,
-                     "`cd -` goes back to $OLDPWD, a directory the checker cannot see",
-                     "cd to the directory by its path")
+    why = ctx.places.unresolved.get(id(ctx.command))
+    if why == OLDPWD:
+        word = next((w for w in inv.positionals if w.value == "-"), inv.words[0])
+        ctx.deny(Code.BP406, word.span,
+                 "`cd -` goes back to $OLDPWD, which is the caller's here unless a `cd` before it in "
+                 "the same shell succeeded", "cd to the directory by its path, or join the first "
+                 "`cd` with `&&`")
+    elif why == KERNEL:
+        ctx.deny(Code.BP406, inv.words[0].span,
+                 f"`{ctx.source[ctx.command.span.start:ctx.command.span.end]}` leads through a link under "
+                 "/dev, /proc or /sys (which names the shell's own files) or a CDPATH entry with `~`, "
+                 "so the checker cannot tell which directory it reaches",
+                 "cd to the directory by its physical path")
 
 
 def known_directories(ctx, anchor, what: str, unchecked_note: str, effect: str) -> list[str]:

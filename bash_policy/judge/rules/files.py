@@ -21,7 +21,7 @@ from ...read.model import GLOB
 from ...read.words import WordSyntaxError, scan_word
 from ...repo.files import resolve
 from ..codes import Code, Effect
-from ..special import names_stdin, on_disk, special_file
+from ..special import on_disk, special_in, stdin_in
 from . import engine_rule
 
 # `$PWD` and `${PWD}`; a directory written in their place must mean the same
@@ -108,11 +108,13 @@ def check_special_operands(positionals, ctx) -> None:
     """Deny each literal or glob operand that resolves to a special file in a
     directory the segment may run in; one that links to /dev/stdin reads
     standard input.  `"$PWD/x"` is read with the directory written in (bash
-    sets PWD to it).  The engine calls it for programs whose operands are read."""
-    if ctx.cwd is None:
-        return
+    sets PWD to it).  The engine calls it for programs whose operands are read;
+    a relative path in a directory the checker does not know (no cwd) is not
+    looked up, an absolute one always is."""
+    known = sorted(d for d in ctx.directories() if d is not None)
     for word in positionals:
-        for directory in sorted(d for d in ctx.directories() if d is not None):
+        absolute = word.value is not None and word.value.startswith("/")
+        for directory in (["/"] if absolute else known):
             seen = _in_directory(word, directory)
             if seen is None or seen.value in ("-", "/dev/null"):
                 continue
@@ -274,9 +276,9 @@ def check_read_paths(words, ctx, display: str) -> None:
     a FIFO or link to one in the directory denies."""
     on_disk_checked = []
     for word in words:
-        if word.value == "-" or names_stdin(word.value, ctx.cwd):
+        if word.value == "-" or stdin_in(word.value, ctx.directories()):
             ctx.reads_stdin = True
-        elif special_file(word.value, ctx.cwd):
+        elif special_in(word.value, ctx.directories()):
             ctx.deny(Code.BP403, word.span,
                      f"`{display}` would read `{word.value}`, a device or kernel file whose reading "
                      "may never end", "read a regular file", Effect.HANG)

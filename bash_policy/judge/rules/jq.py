@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from ..codes import Code
-from ..special import names_stdin, special_operand
+from ..special import special_operand_in, stdin_in
 from . import rule
 from .files import check_special_operands
 from .script import Finding, Unreadable, already_denied, judge_pieces, only_info
@@ -170,9 +170,9 @@ def _special_inputs(inv, ctx, second_values, operands) -> None:
     files = inputs + [word for use, word in second_values if _FILE_VALUED.intersection(use.flag.names)]
     check_special_operands(files, ctx)  # a FIFO or a link to /dev/stdin in the directory
     for word in files:
-        if word.value in (None, "-") or names_stdin(word.value, ctx.cwd):
+        if word.value in (None, "-") or stdin_in(word.value, ctx.directories()):
             ctx.reads_stdin = True  # `--rawfile a /dev/stdin`: the script, when piped to bash
-        if special_operand(word, ctx.cwd):
+        if special_operand_in(word, ctx.directories()):
             ctx.deny(Code.BP406, word.span,
                      f"`{inv.spec.display}` would read `{word.text}`, a device or kernel file whose "
                      "reading may never end", "read a regular file", "hang")

@@ -1,7 +1,8 @@
 """man without its pager, shuf that ends, and tools asked only their version.
 
-man shows a page through a pager, which waits for keys and can run commands;
-only its locate (-w, -W) and search (-k, -f) modes print and exit.  shuf -r
+man shows a page through a pager on a terminal, which waits for keys and can
+run commands: a page is read into a pipe or with MANPAGER=cat; its locate
+(-w, -W) and search (-k, -f) modes print and exit.  shuf -r
 repeats lines forever unless -n bounds it, and -n and -i are bounded.  mypy, eslint, prettier and tsc
 work on the whole project when given no arguments.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from .. import later
 from ..codes import Code, Effect
 from . import rule
 from .system import SEQ_LIMIT_LINES
@@ -20,20 +22,40 @@ _SHUF_COUNT = re.compile(r"[ \t\n\v\f\r]*\+?(\d+)")
 _SHUF_RANGE = re.compile(r"[ \t\n\v\f\r]*\+?(\d+)-[ \t\n\v\f\r]*\+?(\d+)")
 
 
-@rule("man_mode", codes=[Code.BP406], deny=["man ls", "man 2 open", "man -w -D ls"],
-      allow=["man -k socket", "man -w ls", "man -f printf", "man --help"])
+@rule("man_mode", codes=[Code.BP406],
+      deny=["man ls", "man 2 open", "PAGER=cat man ls", "man ls >&2 | head", "man ./x.1 | head",
+            "MANPAGER=cat man -M ./mp ls", "man -w -D ls"],
+      allow=["man -k socket", "man -w ls", "man -f printf", "man --help", "man git-log | head -50",
+             "MANPAGER=cat man ls", "man 5 crontab | grep -n MAILTO"])
 def man_mode(inv, ctx) -> None:
-    """man showing a page, which opens a pager.
-    Pagers wait for keys and can run commands; the modes -w, -W, -k and -f
-    only print, unless a later -D resets them (`man -w -D ls` shows the page:
-    the spec's `modes`)."""
+    """man showing a page where its output may be a terminal, or a page that is not installed.
+    On a terminal man-db runs a pager, which waits for keys and can run
+    commands; into a pipe, or with MANPAGER=cat (which wins over PAGER), it
+    formats the page with groff and prints it (man-db 2.11.2 under strace and
+    script(1): /usr/bin/pager on a terminal, cat with MANPAGER=cat, col alone
+    into a pipe).  Root's man also writes the formatted page to its cache,
+    /var/cache/man (bookkeeping).  The page must be an installed one: a name
+    with `/` is a local file and -M/-m search other trees, which groff would
+    format (a page names its preprocessors, and refer reads the files it
+    names).  -w, -W, -k and -f only print, unless a later -D resets them
+    (`man -w -D ls` shows the page: the spec's `modes`)."""
     if inv.has(*_MAN_EXITS) or inv.modes():
         return
     page = " ".join(w.text for w in inv.positionals if not w.text.startswith("-")) or "PAGE"
+    for use in inv.uses("-M", "-m"):
+        ctx.deny(Code.BP406, use.word.span, f"`man {use.name}` makes man format pages from another tree, "
+                 "which groff reads like a program", f"read an installed page: man {page}", Effect.EXEC)
+    for word in inv.positionals:
+        if word.value is None or "/" in word.value:
+            ctx.deny(Code.BP406, word.span, f"`man {word.text}` may name a local file, which man formats "
+                     "with groff", f"locate installed pages with `man -k {page}`", Effect.EXEC)
+    if ctx.assignments.get("MANPAGER") == "cat" or later.writes_to_pipe(ctx.body, ctx.command):
+        return
     ctx.deny(Code.BP406, inv.words[0].span,
-             "`man` shows the page through a pager, which waits for keys and can run commands",
-             f"locate it with `man -w {page}` or search with `man -k {page}`; read "
-             "`PROGRAM --help | head -50` for the options", Effect.INTERACTIVE)
+             "`man` shows the page through a pager when its output is a terminal, which waits for keys "
+             "and can run commands",
+             f"pipe it: `man {page} | head -100`, or prefix MANPAGER=cat; locate it with `man -w {page}`",
+             Effect.INTERACTIVE)
 
 
 @rule("shuf_bounded", codes=[Code.BP400, Code.BP406],

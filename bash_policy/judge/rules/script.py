@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ...read.model import Span, Word
 from ..codes import Code
-from ..special import names_stdin, on_disk, special_file
+from ..special import on_disk, special_in, stdin_in
 
 # Files a script may name for writing: the output streams, which GNU sed,
 # gawk and mawk treat as their own standard output and error.
@@ -120,11 +120,10 @@ def judge_pieces(program: str, pieces, ctx, read) -> None:
         span, _ = locate(finding.start, finding.end)
         if isinstance(finding, ReadsFile):
             name = finding.name
-            found = {on_disk(os.path.join(d, name)) for d in ctx.directories() if d is not None} \
-                if ctx.cwd is not None else set()
-            if name == "-" or names_stdin(name, ctx.cwd) or "stdin" in found:
+            found = {on_disk(os.path.join(d, name)) for d in ctx.directories() if d is not None}
+            if name == "-" or stdin_in(name, ctx.directories()) or "stdin" in found:
                 ctx.reads_stdin = True  # the script's later lines, when piped into bash
-            elif special_file(name, ctx.cwd) or found - {None}:
+            elif special_in(name, ctx.directories()) or found - {None}:
                 ctx.deny(Code.BP407, span, f"the {program} script reads `{name}`, a device or "
                          "kernel file whose reading may never end", "read a regular file", "hang")
             continue

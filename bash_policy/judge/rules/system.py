@@ -419,3 +419,160 @@ def factor_bounded(inv, ctx) -> None:
             ctx.deny(Code.BP406, word.span, f"`factor {word.text}` may run for minutes: only whole "
                      "numbers below 2^64 end quickly", "factor a smaller number", Effect.HANG)
             return
+
+
+# Variables bash itself reads while it runs the rest of the script: IFS splits
+# every later expansion; the locale names change how bash reads multibyte text
+# (a non-UTF-8 locale can hide `\`, `|` or `$` as the second byte of a character).
+_SPLITS = frozenset({"IFS"})
+_LOCALES = frozenset({"LANG", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_NUMERIC",
+                      "LC_TIME"})
+_ASCII_SAFE_LOCALE = re.compile(r"|C|POSIX|[A-Za-z0-9_@+-]+\.(?:UTF-8|utf8|utf-8|UTF8)(?:@[A-Za-z0-9]+)?")
+_EXPORT_ARGUMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(=?)")
+
+
+@rule("export_vars", codes=[Code.BP600],
+      deny=["export FOO=1; ls", "export PATH=\"$PATH:\"", "export PATH=\"./bin:$PATH\"",
+            "export IFS=x", "export LC_ALL=zh_TW.BIG5", "export PAGER=less", "export PAGER"],
+      allow=["export PAGER=cat NO_COLOR=1", "export LC_ALL=C.UTF-8", "export PATH=\"$PATH:/usr/sbin\"",
+             "export PATH=/usr/bin:/bin", "(export FOO=1); ls", "ls; (export FOO=1)"],
+      unknown_operands=True)
+def export_vars(inv, ctx) -> None:
+    """`export` of a variable that can change what a later command does.
+    An exported variable reaches every command that runs after it in the
+    shell, and every later call when the harness keeps one shell
+    (`persistent_shell`, judge/later.py): allowed are the harmless
+    per-command variables with harmless values (the policy's [env]), except
+    IFS and locales bash would read the rest of the script in differently,
+    and a PATH made only of the harness's `$PATH` and trusted directories
+    (an empty entry is the working directory).  Where nothing runs after it,
+    an export changes nothing, and is allowed whatever it sets."""
+    for word in inv.positionals:
+        problem = _export_problem(word, ctx)
+        if problem is None or not ctx.runs_after():
+            continue
+        persistent = " (and the commands of later calls: set persistent_shell = false if every call " \
+                     "runs in a new bash)" if ctx.policy.persistent_shell else ""
+        ctx.deny(Code.BP600, word.span, f"`export {word.text}` {problem}, and it reaches every command "
+                 f"that runs after it{persistent}",
+                 "drop the export, or set the variable for the one command that needs it: "
+                 "`NAME=VALUE command`", Effect.STATE)
+
+
+def _export_problem(word, ctx) -> str | None:
+    """Why exporting `word` may change what a later command does, or None."""
+    text = word.value if word.value is not None else word.text
+    match = _EXPORT_ARGUMENT.match(text)
+    if match is None:
+        return "is not a variable name, so its value is unknown"
+    name = match[1]
+    if not match[2]:
+        return "exports the value the shell already has, which the checker cannot see"
+    if name == "PATH":
+        return _path_problem(word, ctx)
+    if word.value is None:
+        return "sets a value computed at run time"
+    value = text[match.end():]
+    if name in _SPLITS:
+        return "changes how bash splits the words of every later command"
+    if name in _LOCALES and not _ASCII_SAFE_LOCALE.fullmatch(value):
+        return "sets a locale in which bash may read the rest of the script differently"
+    if not ctx.policy.env_allows(name, value):
+        return f"sets `{name}`, which is not a harmless variable (docs/config.md)"
+    return None
+
+
+def _path_problem(word, ctx) -> str | None:
+    """A PATH is harmless when each entry is the harness's own `$PATH` or a
+    trusted directory: every program a later bare name finds is then one the
+    checker would allow by its absolute path."""
+    from ..expand import path_entries
+    entries = path_entries(word, ctx.source)
+    if entries is None:
+        return "sets a PATH computed at run time"
+    for entry in entries:
+        if entry is None:
+            continue  # the harness's $PATH
+        if entry.rstrip("/") not in ctx.policy.trusted_dirs:
+            where = "the working directory" if entry == "" else f"`{entry}`"
+            return (f"puts {where} on PATH, so a later bare program name may run a program there "
+                    "instead of the trusted one")
+    return None
+
+
+@rule("apt_operands", codes=[Code.BP406],
+      deny=["apt-cache show ./pkg.deb", "apt show /tmp/x.deb", "apt-cache show ..", "apt-cache show sub/x.deb",
+            "apt-cache show ./*.deb", "apt-cache show x*/y.deb"],
+      allow=["apt-cache show curl", "apt list 'python3*'", "apt-cache search '^lib.*-dev$'",
+             "apt-cache policy curl git"])
+def apt_operands(inv, ctx) -> None:
+    """apt and apt-cache operands that name a package file rather than a package.
+    APT reads an operand starting with `/` or `.` as a package file (`.deb`,
+    `.dsc`, `.changes`, `Packages`, a source directory), and one holding a
+    `/` as one when such a file exists: a FIFO or device there never ends
+    (`apt-cache show /tmp/ff.deb` hung).  Package names, release pins aside,
+    have neither."""
+    for word in inv.positionals:
+        text = word.value if word.value is not None else word.prefix  # a glob: its fixed start
+        if "/" in text or "/" in word.text or text.startswith(".") or (word.value is None and not text):
+            ctx.deny(Code.BP406, word.span, f"`{inv.spec.display}` reads `{word.text}` as a package file, "
+                     "which may be a FIFO or device that never ends",
+                     "query installed or available packages by name", Effect.HANG)
+
+
+_CLASS_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*")
+
+
+@rule("javap_classes", codes=[Code.BP406],
+      deny=["javap http://example.com/A.class", "javap jar:file:/tmp/a.jar!/A.class"],
+      allow=["javap -c A.class", "javap java.lang.String", "javap -c build/*.class"])
+def javap_classes(inv, ctx) -> None:
+    """javap classes given as a URL, or by a name whose class file is a FIFO or device.
+    javap opens a URL (`http://…`, which connects; `jar:file:…`), and looks a
+    class given by name up in the class path, the working directory by
+    default, as NAME/WITH/SLASHES.class: that file must be a regular one like
+    any operand it reads."""
+    from .files import check_special_operands
+    looked_up = []
+    for word in inv.positionals:
+        text = word.value if word.value is not None else word.prefix
+        if ":" in text:
+            ctx.deny(Code.BP406, word.span, f"`javap` opens `{word.text}` as a URL, which may reach the "
+                     "network", "give the class file or the class name", Effect.NETWORK)
+        elif word.value is not None and not word.value.endswith(".class") \
+                and _CLASS_NAME.fullmatch(word.value):
+            path = word.value.replace(".", "/") + ".class"
+            looked_up.append(type(word)(path, word.span, path))
+    if looked_up and ctx.cwd is not None:
+        check_special_operands(looked_up, ctx)
+
+
+_OLD_JAR_LIST = re.compile(r"tv?f?|tf?v|vt?f?|vft|ft?v?|fvt")
+
+
+@rule("jar_archive", codes=[Code.BP406], deny=["jar xf app.jar", "jar cf out.jar A.class", "jar -f app.jar"],
+      allow=["jar tf app.jar", "jar tvf app.jar A.class", "jar -tf app.jar"])
+def jar_archive(inv, ctx) -> None:
+    """jar's old syntax with anything but listing, and jar without -t or -d.
+    A first word without `-` is the old syntax, letters of options (`jar tf
+    x.jar`; `jar xf x.jar` extracts, `cf` creates); with `f` the next word is
+    the archive, read like -f's value.  Without a mode jar does nothing
+    read-only the checker knows."""
+    from .files import check_special_operands
+    first = inv.words[1] if len(inv.words) > 1 else None
+    if first is not None and inv.positionals and first is inv.positionals[0]:
+        letters = first.value or ""
+        if not _OLD_JAR_LIST.fullmatch(letters) or "t" not in letters:
+            ctx.deny(Code.BP406, first.span, f"`jar {first.text}` is jar's old option syntax for more than "
+                     "listing (x extracts, c creates, u updates)", "list the archive: jar -tf ARCHIVE")
+            return
+        if "f" in letters:
+            if len(inv.positionals) < 2 or inv.positionals[1].value is None:
+                ctx.deny(Code.BP406, first.span, "`jar tf` needs the archive, written literally",
+                         "jar tf ARCHIVE")
+            elif ctx.cwd is not None:
+                check_special_operands([inv.positionals[1]], ctx)
+        return
+    if not inv.has("-t", "-d", "--version", "-?", "--help-extra"):
+        ctx.deny(Code.BP406, inv.words[0].span, "`jar` without -t (list) or -d (describe) has no "
+                 "read-only mode the checker knows", "list the archive: jar -tf ARCHIVE")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ...read.model import Assignment, Command, Word
 from ..codes import Code, Effect
+from ..descriptors import PIPE_IN, PIPE_OUT
 from ..engine import Appended
 from . import rule
 
@@ -70,6 +71,23 @@ def _prints_paths_nul(command: Command | None) -> bool:
             and not _OTHER_OUTPUT.intersection(values))
 
 
+def _input_is_find_paths(ctx) -> bool:
+    """Whether xargs's standard input is, after every redirection, the pipe
+    from a `find … -print0` right before it, and only find's standard output
+    goes into that pipe.  A redirection on xargs (`< list`, `<<< -ofile`,
+    `0<&3`), a group around it, or find's output sent elsewhere feeds xargs
+    other words, which may start with `-` (issue 18, class 2)."""
+    origin = ctx.fds.get(0)
+    if origin is None or origin.kind != PIPE_IN or origin.reader is not ctx.command:
+        return False
+    writer = origin.writer
+    if not isinstance(writer, Command) or not _prints_paths_nul(writer):
+        return False
+    out = ctx.tables.get(id(writer), {})
+    into = [fd for fd, o in out.items() if o.kind == PIPE_OUT and o.joint == origin.joint]
+    return into == [1]
+
+
 @rule("xargs_command", codes=[Code.BP302],
       deny=["xargs src*"],
       allow=["find . -name '*.py' -print0 | xargs -0 rg -n foo", "ls | xargs wc -l",
@@ -89,6 +107,6 @@ def xargs_command(inv, ctx) -> None:
                  "name the program literally")
         return
     safe = (inv.has("-0") and not inv.uses("-a") and not inv.uses("-d")
-            and _prints_paths_nul(ctx.pipe_source))
+            and _input_is_find_paths(ctx))
     start = next(k for k, w in enumerate(inv.words) if w is first)
     ctx.check_inner(inv.words[start:], Appended(inv.spec.display, safe))
