@@ -290,7 +290,9 @@ def build_parser(wanted: str | None = None) -> Parser:
                         "a call's input (Claude Code, Gemini CLI), and tell the model what changed")
     p.add_argument("--no-confine", dest="confine", action="store_false",
                    help="do not rewrite allowed commands to run under `bash-policy run` "
-                        "(Codex CLI; Copilot CLI with --allow-readonly; OpenCode, pi)")
+                        "(Claude Code, Gemini CLI, Codex CLI; Copilot CLI with --allow-readonly; "
+                        "OpenCode, pi): in Claude Code and Gemini CLI they then run in the "
+                        "client's own shell, judged for that shell")
     p.add_argument("--plan-file", action="append", default=[], metavar="GLOB",
                    help="a file the plan may be written to (repeatable; default: "
                         "Claude Code's plan file for the session, Gemini CLI's "

@@ -46,7 +46,7 @@ from ..read.model import (
     Word,
     children,
 )
-from . import descriptors, expand, fixes, later, loops, rules, shapes, values
+from . import client_shell, descriptors, expand, fixes, later, loops, rules, shapes, values
 from .codes import Code, Effect
 from .flow import Places, command_directories
 from .policy import Policy
@@ -448,6 +448,8 @@ def _check(command: str, policy: Policy, cwd: str | None, fix: bool = True) -> V
         return Verdict(command, False, tuple(ctx.denials), commands, (), script)
     if script.body is None and not script.problems:
         ctx.notes.append("empty command")
+    if client_shell.check_script(script, ctx):
+        return Verdict(command, False, tuple(ctx.denials), commands, (), script)
     cdpath = policy.cdpath if policy.cdpath is not None else os.environ.get("CDPATH", "")
     ctx.places = command_directories(script.body, cwd, commands, cdpath=cdpath)
     ctx.body = script.body
@@ -456,7 +458,10 @@ def _check(command: str, policy: Policy, cwd: str | None, fix: bool = True) -> V
         lambda word, env: expand.words(word, command, env))
     index = {id(c): k for k, c in enumerate(commands)}
     if script.body is not None:
-        _check_node(script.body, ctx, index, _lines_at_risk(script.body, command, policy))
+        at_risk = _lines_at_risk(script.body, command, policy)
+        if client_shell.stdin_endless(ctx):  # every command reads the client's input unless redirected
+            at_risk = set(range(len(script.body.items)))
+        _check_node(script.body, ctx, index, at_risk)
     if not ctx.denials:  # only an allow needs the other readings
         from ..read.crosscheck import cross_check
         cross_check(script, ctx)
@@ -720,7 +725,9 @@ def _check_command(node: Command, ctx: Context, fds: descriptors.Table) -> None:
     finally:
         del ctx.variables["PWD"]
     origin = fds.get(0)
-    if origin is not None and origin.is_script and ctx.reads_stdin and node.words:
+    if origin is not None and origin.is_script and client_shell.stdin_endless(ctx):
+        client_shell.stdin_denied(node, ctx)  # the client's own stdin: its socket, a terminal
+    elif origin is not None and origin.is_script and ctx.reads_stdin and node.words:
         line = ctx.source.count("\n", 0, node.span.start) + 1
         ctx.deny(Code.BP108, node.words[0].span,
                  f"`{ctx.source[node.span.start:node.span.end]}` on line {line} may read standard "
@@ -871,6 +878,8 @@ def check_segment(segment: Command, ctx: Context) -> None:
                      "an assignment without a command changes the shell for every later command",
                      "drop the assignment", rule=ASSIGNMENT)
         return
+    if client_shell.check_names(segment, ctx):
+        return  # a function or alias of the client's shell runs instead, and was checked
     check_argv(segment.words, ctx)
 
 
@@ -1077,7 +1086,11 @@ def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None 
         return
     if spec.project_files and _special_project_file(spec, program, ctx):
         return
-    ArgvReader(spec, words, 1, ctx, appended).read()
+    reader = ArgvReader(spec, words, 1, ctx, appended)
+    reader.read()
+    if ctx.policy.shell is not None and not ctx.denials:  # what it walks by itself, in the client's shell
+        reader.inv.reads = None
+        client_shell.check_walks(name, words, reader.opened(), ctx, appended)
 
 
 PROJECT_FILES = engine_rule("project_files", """Project files a program reads by itself that are FIFOs or devices.
