@@ -32,6 +32,7 @@ An argv (Codex's `shell`) is the command the client ran without a shell:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -42,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from .integrations.wrapping import unwrap
 from .judge.policy import Policy
 from .judge.verdict import SAFE, Verdict
 
@@ -353,6 +355,9 @@ def audit(paths: Iterable[str], policy: Policy, *, fmt: str = "auto", cwd: str |
     cache: dict[tuple[str, str | None], Verdict] = {}
     meter = _Progress(progress, len(commands))
     for n, command in enumerate(commands, 1):
+        inner = unwrap(command.text)  # the hook's own rewrite, as Gemini CLI records it
+        if inner is not None:
+            command = dataclasses.replace(command, text=inner)
         where = cwd or (command.cwd if command.cwd and os.path.isdir(command.cwd) else None)
         key = (command.text, where)
         if key not in cache:

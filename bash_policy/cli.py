@@ -290,7 +290,9 @@ def build_parser(wanted: str | None = None) -> Parser:
                         "a call's input (Claude Code, Gemini CLI), and tell the model what changed")
     p.add_argument("--no-confine", dest="confine", action="store_false",
                    help="do not rewrite allowed commands to run under `bash-policy run` "
-                        "(Codex CLI; Copilot CLI with --allow-readonly; OpenCode, pi)")
+                        "(Claude Code, Gemini CLI, Codex CLI; Copilot CLI with --allow-readonly; "
+                        "OpenCode, pi): in Claude Code and Gemini CLI they then run in the "
+                        "client's own shell, judged for that shell")
     p.add_argument("--plan-file", action="append", default=[], metavar="GLOB",
                    help="a file the plan may be written to (repeatable; default: "
                         "Claude Code's plan file for the session, Gemini CLI's "
@@ -685,6 +687,7 @@ def cmd_serve(args) -> int:
 
 
 def cmd_run(args) -> int:
+    _standard_streams_open()
     from .integrations.runner import (
         DEFAULT_MAX_OUTPUT,
         DEFAULT_TIMEOUT,
@@ -729,10 +732,24 @@ def cmd_run(args) -> int:
     return 128 - code if code < 0 else code
 
 
+def _standard_streams_open() -> None:
+    """Give /dev/null to a closed standard descriptor, before anything opens
+    a pipe that would take its number (and then be written to as fd 1 or 2)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+
+
 def cmd_confine(args) -> int:
     from . import confine
     from .integrations.runner import DENIED_EXIT, TIMEOUT_EXIT
 
+    _standard_streams_open()
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
     if not argv:
         raise UsageError("bash-policy confine", "no program given (bash-policy confine -- PROGRAM ...)")

@@ -1,6 +1,7 @@
 """The hook adapters: each client's answer format, plan files, the way out,
 and exit 2 (the blocking exit for both clients) on every failure."""
 
+import dataclasses
 import io
 import json
 import os
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from client_support import write_snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +18,7 @@ from bash_policy.cli import main as cli_main
 from bash_policy.integrations import adapters, gate, install
 from bash_policy.integrations.adapters import DECISION_NOTE, Options, handle, settings_snippet
 from bash_policy.integrations.harnesses import CLAUDE_CODE, CODEX, COPILOT, GEMINI, HARNESSES
+from bash_policy.integrations.wrapping import run_command
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PLAN = Options(plan_files=[".plans/*.md"])
@@ -69,22 +72,44 @@ def event(harness: str, name: str, **changes) -> str:
     return json.dumps(data)
 
 
+@pytest.fixture(autouse=True)
+def claude_home(tmp_path, monkeypatch):
+    """A HOME with a plain shell snapshot of this session (no functions or
+    aliases), as Claude Code keeps it: calls the hook does not rewrite are
+    judged for that shell (tests/test_client_shell.py covers its contents)."""
+    home = tmp_path / "claude-home"
+    write_snapshot(home)
+    monkeypatch.setitem(CLAUDE_ENV, "HOME", str(home))
+    monkeypatch.setenv("HOME", str(home))  # for the tests that give the hook no environment
+    return home
+
+
+CLAUDE_ENV: dict[str, str] = {}  # the environment a Claude Code hook gets: the HOME above
+
+
 def claude(raw, opts=PLAN, env=None):
-    """(action, reason) of a Claude Code answer, or None for no opinion."""
-    outcome = handle(CLAUDE_CODE, raw, opts, env or {})
+    """(action, reason) of a Claude Code answer, or None for no opinion;
+    ("rewrite", command) for an allow that runs another command."""
+    outcome = handle(CLAUDE_CODE, raw, opts, dict(CLAUDE_ENV) if env is None else env)
     assert outcome.exit_code == 0 and outcome.stderr == "", outcome
     if not outcome.stdout:
         return None
     out = json.loads(outcome.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "PreToolUse"
+    if "updatedInput" in out:
+        assert out["permissionDecision"] == "allow"
+        return "rewrite", out["updatedInput"]["command"]
     return out["permissionDecision"], out["permissionDecisionReason"]
 
 
 def gemini(raw, opts=None, env=None):
+    """As `claude`, for Gemini CLI."""
     opts = Options() if opts is None else opts
     outcome = handle(GEMINI, raw, opts, {"GEMINI_PLANS_DIR": GEMINI_PLANS} if env is None else env)
     assert outcome.exit_code == 0 and outcome.stderr == "", outcome
     body = json.loads(outcome.stdout)
+    if "hookSpecificOutput" in body:
+        return "rewrite", body["hookSpecificOutput"]["tool_input"]["command"]
     return (body["decision"], body["reason"]) if body else None
 
 
@@ -127,6 +152,8 @@ def test_always_enforces_outside_plan_mode():
 
 def test_allow_readonly_skips_the_prompt_for_allowed_commands_only():
     assert claude(fixture("claude-code", "bash_readonly"), Options(allow_readonly=True))[0] == "allow"
+    assert gemini(fixture("gemini", "shell_readonly"),
+                  Options(allow_readonly=True, confine=False))[0] == "allow"
     # Never for writes, even to the plan file: Claude Code rules those itself.
     assert claude(fixture("claude-code", "write_plan"),
                   Options(plan_files=[".plans/*.md"], allow_readonly=True)) is None
@@ -175,8 +202,8 @@ def test_gemini_plan_files_are_its_plans_directory():
 
 
 @pytest.mark.parametrize("name,expected", [
-    ("shell_readonly", None),
-    ("shell_dir_path", None),
+    ("shell_readonly", "rewrite"),
+    ("shell_dir_path", "rewrite"),
     ("shell_denied", "deny"),
     ("write_file_source", "deny"),
     ("replace_source", "deny"),
@@ -184,10 +211,6 @@ def test_gemini_plan_files_are_its_plans_directory():
 def test_gemini_fixtures(name, expected):
     decision = gemini(fixture("gemini", name))
     assert (decision and decision[0]) == expected
-
-
-def test_gemini_allow_readonly_allows():
-    assert gemini(fixture("gemini", "shell_readonly"), Options(allow_readonly=True))[0] == "allow"
 
 
 @pytest.mark.parametrize("harness,raw,env,names,not_named", [
@@ -491,7 +514,7 @@ def test_codex_runs_an_allowed_command_under_bash_policy_run(tmp_path):
     assert out["permissionDecision"] == "allow" and set(out) == {"hookEventName", "permissionDecision",
                                                                  "updatedInput"}
     wrapped = out["updatedInput"]["command"]
-    assert wrapped == f"{adapters.executable()} run -- 'head -n1 notes.txt'"
+    assert wrapped == f"{adapters.executable()} run --config /dev/null -- 'head -n1 notes.txt'"
     (tmp_path / "bp.toml").write_text("")
     with_config = codex(fixture("codex", "bash_readonly"), Options(config=str(tmp_path / "bp.toml")))
     assert f" run --config {tmp_path / 'bp.toml'} -- " in with_config["updatedInput"]["command"]
@@ -600,8 +623,9 @@ def test_copilot_rewrites_only_when_it_answers_allow():
     assert copilot(fixture("copilot", "bash_readonly")) is None
     answer = copilot(fixture("copilot", "bash_readonly"), Options(allow_readonly=True))
     assert answer["permissionDecision"] == "allow"
-    assert answer["modifiedArgs"] == {"command": f"{adapters.executable()} run -- 'head -n1 notes.txt'",
-                                      "description": "x"}
+    assert answer["modifiedArgs"] == {
+        "command": f"{adapters.executable()} run --config /dev/null -- 'head -n1 notes.txt'",
+        "description": "x"}
     answer = copilot(fixture("copilot", "bash_readonly"), Options(allow_readonly=True, confine=False))
     assert answer["permissionDecision"] == "allow" and "modifiedArgs" not in answer
 
@@ -666,9 +690,13 @@ def test_a_rewrite_without_allow_readonly_asks_as_the_client_would():
 
 def test_gemini_rewrite_sets_the_tool_input():
     raw = event("gemini", "shell_denied", command="rg -n TODO *.py")
-    body = json.loads(handle(GEMINI, raw, REWRITE, {}).stdout)
+    body = json.loads(handle(GEMINI, raw, dataclasses.replace(REWRITE, confine=False), {}).stdout)
     assert body["decision"] == "allow"
     assert body["hookSpecificOutput"]["tool_input"]["command"] == "rg -n TODO -- *.py"
+    # Where allowed commands run under bash-policy run, so does the fix.
+    body = json.loads(handle(GEMINI, raw, REWRITE, {}).stdout)
+    assert body["hookSpecificOutput"]["tool_input"]["command"] == run_command(
+        "rg -n TODO -- *.py", executable=adapters.executable(), config=os.devnull)
 
 
 @pytest.mark.parametrize("command", ["rg foo > out",        # only an unsafe fix: dropping the write

@@ -504,19 +504,20 @@ def test_a_slow_reader_of_relayed_output_does_not_outlast_the_timeout(tmp_path):
 
 def test_removing_the_private_directory_survives_depth_long_paths_and_locked_directories(tmp_path):
     """RT8 finding 4: 1,100 levels, a path longer than PATH_MAX, directories
-    without permissions, and a link out that must not be followed."""
-    from bash_policy.confine.sandbox import remove_tree
-
+    without permissions, and a link out that must not be followed.  The
+    watchdog removes TMPDIR, so a runner killed while cleaning up leaves
+    nothing either (RT confine2 finding 4)."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "keep").write_text("kept")
-    top = tmp_path / "top"
-    top.mkdir()
+    sandbox = Sandbox(SUPPORT.landlock_abi, SUPPORT.arch, SUPPORT.netns)
+    top = Path(sandbox.tmpdir)
     fd = os.open(top, os.O_RDONLY)
     try:
         for level in range(1100):
-            os.mkdir("d" * (200 if level < 30 else 1), dir_fd=fd)
-            sub = os.open("d" * (200 if level < 30 else 1), os.O_RDONLY, dir_fd=fd)
+            name = "d" * (200 if level < 30 else 1)
+            os.mkdir(name, dir_fd=fd)
+            sub = os.open(name, os.O_RDONLY, dir_fd=fd)
             os.close(fd)
             fd = sub
             if level == 50:
@@ -524,7 +525,7 @@ def test_removing_the_private_directory_survives_depth_long_paths_and_locked_dir
         os.mkdir("locked", 0, dir_fd=fd)
     finally:
         os.close(fd)
-    remove_tree(str(top))
+    sandbox.close()
     assert not top.exists() and (outside / "keep").read_text() == "kept"
 
 
@@ -588,3 +589,108 @@ def test_output_relayed_to_a_terminal_cannot_drive_it(tmp_path):
         os.close(primary)
         os.close(replica)
     assert b"\x1b" not in shown and b"\\x1b[?1003h\\x1b[6n\tb" in shown
+
+
+# -- red team "confine2": the second review -------------------------------------------------------
+
+def test_the_stdin_copy_never_writes_a_descriptor_the_caller_reuses(tmp_path):
+    """Finding 1: the copy wrote to a number Popen had closed, by then a file
+    the caller opened."""
+    from bash_policy import confine
+
+    read_end, write_end = os.pipe()
+    confine.run(["/bin/true"], cwd=str(tmp_path), feed=read_end, max_output=100)
+    logs = [open(tmp_path / f"log{i}", "w") for i in range(10)]
+    try:
+        os.write(write_end, b"input meant for the command\n")
+        os.close(write_end)
+        time.sleep(0.3)
+        for log in logs:
+            log.write("")
+            log.flush()  # a copy that closed this number would fail here
+    finally:
+        for log in logs:
+            log.close()
+        os.close(read_end)
+    assert all((tmp_path / f"log{i}").read_text() == "" for i in range(10))
+
+
+def test_a_failure_after_the_command_started_still_kills_it(tmp_path, monkeypatch):
+    """Finding 2: a step that failed after Popen (there, the watchdog's fork
+    under a process limit) left the command running for good."""
+    from bash_policy import confine
+
+    marker = f"bp-unguarded-{uuid.uuid4().hex}"
+
+    def broken(self, group):
+        time.sleep(0.3)
+        raise BlockingIOError(11, "Resource temporarily unavailable (test)")
+
+    monkeypatch.setattr(Sandbox, "guard", broken)
+    with pytest.raises(BlockingIOError):
+        confine.run(["bash", "-c", f"exec -a {marker} sleep 60"], cwd=str(tmp_path))
+    time.sleep(0.2)
+    assert _pgrep(marker) == []
+
+
+def test_the_watchdog_starts_before_the_command(tmp_path, monkeypatch):
+    from bash_policy.confine import sandbox
+
+    def cannot(self):
+        raise BlockingIOError(11, "Resource temporarily unavailable (test)")
+
+    monkeypatch.setattr(sandbox.Sandbox, "_start_watchdog", cannot)
+    with pytest.raises(sandbox.ConfinementError, match="Resource temporarily unavailable"):
+        Sandbox(SUPPORT.landlock_abi, SUPPORT.arch, SUPPORT.netns)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bind mounts need root")
+@MODES
+def test_a_device_file_system_mounted_elsewhere_cannot_be_read(tmp_path, confined):
+    """Finding 5: /dev/pts bound under a chroot is a terminal all the same."""
+    (tmp_path / "pts").mkdir()
+    if subprocess.run(["mount", "--bind", "/dev/pts", str(tmp_path / "pts")]).returncode != 0:
+        pytest.skip("cannot bind-mount here")
+    primary, replica = os.openpty()
+    try:
+        os.write(primary, b"hunter2\n")
+        path = tmp_path / "pts" / os.path.basename(os.ttyname(replica))
+        out = sh(f"read -r line < {path} && echo \"stole $line\"", confined, tmp_path)
+        assert (b"stole hunter2" in out.stdout) == (not confined)
+        assert (tmp_path / "ok").write_text("the rest of the tree stays readable")
+        assert sh("cat ok", confined, tmp_path).stdout == b"the rest of the tree stays readable"
+    finally:
+        os.close(primary)
+        os.close(replica)
+        subprocess.run(["umount", str(tmp_path / "pts")])
+
+
+def test_no_zombies_where_the_runner_inherits_orphans(tmp_path):
+    """Finding 6: a subreaper (or PID 1) inherits the killed group's members."""
+    code = textwrap.dedent(f"""
+        import ctypes, os, sys
+        ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        from bash_policy import confine
+        for _ in range(3):
+            confine.run(["bash", "-c", "for i in 1 2 3 4 5 6 7 8; do sleep 100 & done; exit 0"],
+                        cwd={str(tmp_path)!r})
+        def state(pid):
+            try:
+                return open(f"/proc/{{pid}}/stat").read().rsplit(")", 1)[1].split()[:2]
+            except OSError:
+                return []
+        print(sum(state(p) == ["Z", str(os.getpid())] for p in os.listdir("/proc") if p.isdigit()))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "0", out.stderr
+
+
+@pytest.mark.parametrize("closed", ["<&-", ">&-", "2>&-"])
+def test_a_closed_standard_descriptor_does_not_break_confinement(tmp_path, closed):
+    """Finding 7: the ruleset took descriptor 0, 1 or 2, which the child's own
+    streams then replaced, so every run was refused."""
+    cli = " ".join(bash_policy_cli())
+    out = subprocess.run(["bash", "-c", f"{cli} confine -- sh -c 'echo ran >&2; touch x' {closed}"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert "not run" not in out.stderr and not (tmp_path / "x").exists()
+    assert out.returncode == 1 and ("ran" in out.stderr or closed == "2>&-")

@@ -38,6 +38,10 @@ def test_a_regular_install_without_extras_passes_every_corpus(tmp_path):
     assert "site-packages" in installed and not installed.startswith(str(ROOT)), installed
     assert bashlex == "None"
     _typed(python, installed, tmp_path, environ)
+    profiles = subprocess.run([python, "-c", "from bash_policy.integrations.profiles import load_profile; "
+                               "print(sorted(load_profile(n).client for n in ('claude-code', 'gemini')))"],
+                              env=environ, cwd=tmp_path, capture_output=True, text=True)
+    assert profiles.stdout.strip() == "['Claude Code', 'Gemini CLI']", profiles.stderr  # package data
     run = subprocess.run([env_dir / "bin" / "bash-policy", "test", str(ROOT / "corpora")],
                          env=environ, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]

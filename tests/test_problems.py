@@ -51,3 +51,9 @@ def test_the_json_form_keeps_plain_strings():
     data = check("rg --pre cat x").to_dict()["denials"][0]
     assert type(data["code"]) is str and type(data["effect"]) is str and type(data["rule"]) is str
     assert (data["code"], data["effect"], data["rule"]) == ("BP400", "exec", "flags")
+
+
+def test_a_field_may_not_hide_what_every_kind_has():
+    with pytest.raises(TypeError, match="may not be named 'kind'"):
+        type("Broken", (Problem,), {"__annotations__": {"kind": "str"}, "code": Code.BP406,
+                                    "message_format": "x", "hint_format": "y"})

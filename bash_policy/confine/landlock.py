@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import re
 import struct
 
 # Syscall numbers: the same on every architecture (they postdate the split tables).
@@ -65,7 +66,7 @@ def ruleset(version: int, writable_dirs: tuple[str, ...]) -> int:
                          ctypes.c_uint32(0)), "landlock_create_ruleset")
     try:
         _allow(fd, "/", EXECUTE | READ_DIR)
-        for top in readable_tops():
+        for top in readable_roots():
             _allow(fd, top, READ_FILE)
         for device in _READABLE_DEVICES:
             _allow(fd, device, READ_FILE)
@@ -94,6 +95,60 @@ def readable_tops() -> tuple[str, ...]:
         if real != "/" and real != "/dev" and not real.startswith("/dev/") and os.path.exists(real):
             tops.append("/" + name)
     return tuple(tops)
+
+
+_DEVICE_FILESYSTEMS = {"devtmpfs", "devpts"}
+_MAX_READABLE = 4096  # rules: past this, what is left of a split directory stays unreadable
+
+
+def device_mounts() -> list[str]:
+    """Mount points outside /dev of file systems that hold devices: /dev/pts
+    bound under a chroot is a terminal's typed input all the same."""
+    found = []
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as info:
+            for line in info:
+                fields = line.split()
+                fstype = fields[fields.index("-") + 1] if "-" in fields else ""
+                point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), fields[4])
+                if fstype in _DEVICE_FILESYSTEMS and point != "/dev" and not point.startswith("/dev/"):
+                    found.append(point)
+    except (OSError, IndexError, ValueError):
+        return ["/"]  # unreadable: nothing may be read (fail closed)
+    return found
+
+
+def readable_roots() -> tuple[str, ...]:
+    """`readable_tops()` less every device mount outside /dev: a directory on
+    the way to one is replaced by its other entries, level by level, since a
+    Landlock rule grants all beneath it and none can take a subtree away."""
+    roots = set(readable_tops())
+    for mount in device_mounts():
+        if mount == "/":
+            return ()
+        holder = next((r for r in roots if mount == r or mount.startswith(r.rstrip("/") + "/")), None)
+        if holder is None:
+            continue
+        roots.discard(holder)
+        here = holder
+        for part in mount[len(holder):].strip("/").split("/") if mount != holder else ():
+            try:
+                siblings = [os.path.join(here, n) for n in os.listdir(here) if n != part]
+            except OSError:
+                break
+            if len(roots) + len(siblings) > _MAX_READABLE:
+                break
+            roots.update(siblings)
+            here = os.path.join(here, part)
+    mounts = device_mounts()
+    # A rule is on what a path resolves to: a sibling that is a link back
+    # over a device mount (pytest's `pytest-current`) or into one is dropped.
+    return tuple(sorted(r for r in roots if not any(_over(os.path.realpath(r), m) for m in mounts)))
+
+
+def _over(path: str, mount: str) -> bool:
+    """Whether a rule on `path` would reach into `mount`."""
+    return path == "/" or mount == path or mount.startswith(path + "/") or path.startswith(mount + "/")
 
 
 def _allow(ruleset_fd: int, path: str, access: int) -> None:

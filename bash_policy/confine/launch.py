@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from . import privileges
 from .sandbox import ConfinementError, Sandbox
 
 _CHUNK = 65536
@@ -49,46 +50,88 @@ def launch(argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str], sand
     caller's descriptor (a pipe it could reopen for writing through
     /proc/self/fd).  Raises ConfinementError if the sandbox could not be
     entered (the command did not run)."""
+    feeding = _Feed(feed) if feed is not None else None
     try:
         proc = subprocess.Popen(
-            list(argv), stdin=subprocess.PIPE if feed is not None else stdin, stdout=subprocess.PIPE,
+            list(argv), stdin=feeding.read_end if feeding else stdin, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, cwd=cwd, env=dict(env), start_new_session=True, close_fds=True,
             preexec_fn=sandbox.enter if sandbox is not None else None,
         )
     except subprocess.SubprocessError:
+        if feeding:
+            feeding.stop()
         raise (sandbox.failure() if sandbox is not None else ConfinementError(
             "the command could not be started")) from None
+    except BaseException:
+        if feeding:
+            feeding.stop()
+        raise
     assert proc.stdout is not None and proc.stderr is not None  # both were asked for
-    if sandbox is not None:
-        sandbox.guard(proc.pid)
-    if feed is not None:
-        assert proc.stdin is not None
-        threading.Thread(target=_feed, args=(feed, proc.stdin.fileno()), daemon=True).start()
     pipes = (proc.stdout.fileno(), proc.stderr.fileno())
     deadline = None if timeout is None else time.monotonic() + timeout
-    try:
+    try:  # from here on, whatever fails, the group is killed
+        if sandbox is not None:
+            sandbox.guard(proc.pid)
+        if feeding:
+            feeding.start()
         result = _watch(proc.pid, pipes, deadline, max_output, relay, shown)
     finally:
         _kill_group(proc.pid)
+        if feeding:
+            feeding.stop()
+        returncode = proc.wait()
         if sandbox is not None:
-            sandbox.unguard()
+            sandbox.reaped()
+        _reap_group(proc.pid)
         proc.stdout.close()
         proc.stderr.close()
-    return Outcome(proc.wait(), *result)
+    return Outcome(returncode, *result)
 
 
-def _feed(source: int, pipe: int) -> None:
-    """Copy `source` into the command's stdin until either end closes."""
-    try:
-        while chunk := os.read(source, _CHUNK):
-            os.write(pipe, chunk)
-    except OSError:
-        pass
-    finally:
+class _Feed:
+    """Copies a descriptor into the command's stdin through a pipe the copy
+    owns (so no descriptor number the caller may reuse is ever written), on
+    a thread that `stop()` ends before the run returns."""
+
+    def __init__(self, source: int):
+        self.source = source
+        self.read_end, self._write_end = os.pipe()
+        self._wake_r, self._wake_w = os.pipe()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        os.close(self.read_end)  # the command has its copy
+        self.read_end = -1
+        self._thread = threading.Thread(target=self._copy, daemon=True)
+        self._thread.start()
+
+    def _copy(self) -> None:
         try:
-            os.close(pipe)
+            while True:
+                ready = select.select([self.source, self._wake_r], [], [])[0]
+                if self._wake_r in ready:
+                    return
+                chunk = os.read(self.source, _CHUNK)
+                if not chunk:
+                    return
+                for start in range(0, len(chunk), _PIPE_BUF):  # PIPE_BUF at a time: a wake-up is seen
+                    if self._wake_r in select.select([self._wake_r], [self._write_end], [])[0]:
+                        return
+                    os.write(self._write_end, chunk[start:start + _PIPE_BUF])
         except OSError:
             pass
+        finally:
+            os.close(self._write_end)
+
+    def stop(self) -> None:
+        os.write(self._wake_w, b"x")
+        if self._thread is not None:
+            self._thread.join()
+        else:
+            os.close(self._write_end)
+        for fd in (self.read_end, self._wake_r, self._wake_w):
+            if fd >= 0:
+                os.close(fd)
 
 
 def _watch(pid: int, pipes: tuple[int, int], deadline: float | None, cap: int | None,
@@ -179,6 +222,27 @@ def _has_exited(pid: int) -> bool:
         return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
     except ChildProcessError:
         return True
+
+
+def _reap_group(pgid: int) -> None:
+    """Where this process inherits orphans (it is PID 1 or a subreaper), reap
+    the group's other members as they die, or they stay zombies for good."""
+    if not privileges.inherits_orphans():
+        return
+    end = time.monotonic() + 1.0
+    while time.monotonic() < end:
+        try:
+            if os.waitid(os.P_PGID, pgid, os.WEXITED | os.WNOHANG) is None:
+                os.killpg(pgid, 0)  # members left that are not ours yet: wait for them
+                time.sleep(0.005)
+        except (ChildProcessError, ProcessLookupError):
+            try:
+                os.killpg(pgid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.005)
+        except OSError:
+            return
 
 
 def _kill_group(pgid: int) -> None:

@@ -79,3 +79,10 @@ def drop_capabilities(last_cap: int) -> None:
 def no_new_privs() -> None:
     if prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise _fail("PR_SET_NO_NEW_PRIVS")
+
+
+def inherits_orphans() -> bool:
+    """Whether this process is PID 1 or a subreaper, so that orphans of the
+    runs it makes (their killed groups, their watchdogs) become its zombies."""
+    flag = ctypes.c_int(0)
+    return os.getpid() == 1 or (prctl(37, ctypes.addressof(flag), 0, 0, 0) == 0 and flag.value != 0)

@@ -11,16 +11,19 @@ The command leads its own session and process group and cannot leave them
 (seccomp refuses setsid and setpgid), so killing the group ends everything
 it started; the runner does that when the command ends, at the timeout and
 at the output cap (launch.py).  If the runner itself dies, even by SIGKILL,
-the watchdog (`guard`), a shell in a session of its own waiting on a pipe
-only the runner holds, sees end of file, kills the group and removes the
-private TMPDIR; and the command's own process has PR_SET_PDEATHSIG.
+the watchdog (started before the command, so that a command that uses up
+the process limit cannot keep it from starting) kills the group; it removes
+the private TMPDIR in every case.  The command's own process also has
+PR_SET_PDEATHSIG.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import select
+import shutil
 import signal
-import stat
 import subprocess
 import tempfile
 from collections.abc import Mapping
@@ -40,53 +43,78 @@ class ConfinementError(OSError):
         self.step = step
 
 
+# The watchdog, a shell in a session of its own and orphaned at once (so that
+# nobody has to reap it): it learns the command's group from the runner, and
+# when the runner's pipe ends without "reaped" (the runner died, even by
+# SIGKILL) it kills that group; then it removes TMPDIR whatever happened, so
+# that a runner killed while cleaning up leaves nothing either.  Every process
+# of the group is dead by then, so nothing in TMPDIR moves (chmod -R and rm -rf
+# follow no link).
+# (A background list gets /dev/null as stdin, so the pipe is read as fd 3.)
+_WATCHDOG = (
+    'exec 3<&0; ( read -r group <&3 || group=; '
+    'if read -r state <&3 && [ "$state" = reaped ]; then :; elif [ -n "$group" ]; then kill -KILL "-$group"; fi; '
+    'chmod -R u+rwx -- "$1" 2>/dev/null; rm -rf -- "$1" ) &'
+)
+# Watchdogs' groups still to be reaped where they are this process's orphans.
+_WATCHDOGS: set[int] = set()
+_CLEANUP_WAIT = 5.0  # seconds close() waits for TMPDIR's removal before leaving it to the watchdog
+
+
 class Sandbox:
-    """The kernel set-up of one run and its private temporary directory
-    (given as TMPDIR and removed when the run ends)."""
+    """The kernel set-up of one run, its private temporary directory (given
+    as TMPDIR) and the watchdog that ends the run and removes TMPDIR."""
 
     def __init__(self, landlock_abi: int, arch: str | None, netns: bool):
         self._ruleset: int | None = None
         self._errors: tuple[int, int] | None = None
-        self._watch: tuple[int, int] | None = None
-        self._watchdog: subprocess.Popen | None = None
+        self._watch: int | None = None  # the write end of the watchdog's pipe
+        self._removed: int | None = None  # end of file when the watchdog is done
+        self._starter: subprocess.Popen | None = None
         self.tmpdir = ""
         try:
             self.tmpdir = tempfile.mkdtemp(prefix="bash-policy-")
-            self._ruleset = landlock.ruleset(landlock_abi, (self.tmpdir,)) if landlock_abi else None
+            self._ruleset = _high(landlock.ruleset(landlock_abi, (self.tmpdir,))) if landlock_abi else None
             if arch is not None and arch not in _FILTERS:
                 _FILTERS[arch] = seccomp.Filter(arch)
             self._filter = _FILTERS.get(arch) if arch is not None else None
-            self._errors = os.pipe()
-            self._watch = os.pipe()
+            self._errors = _high_pipe()
+            self._start_watchdog()
         except OSError as error:
             self.close()
             raise ConfinementError(f"cannot prepare the sandbox: {error}") from None
         self._netns = netns
         self._last_cap = privileges.last_capability()
 
+    def _start_watchdog(self) -> None:
+        watch_r, self._watch = _high_pipe()
+        self._removed, removed_w = _high_pipe()
+        try:  # the shell backgrounds the watchdog and exits; close() reaps it
+            self._starter = subprocess.Popen(["/bin/sh", "-c", _WATCHDOG, "watchdog", self.tmpdir],
+                                             stdin=watch_r, stdout=removed_w, stderr=subprocess.DEVNULL,
+                                             start_new_session=True, close_fds=True)
+        finally:
+            os.close(watch_r)
+            os.close(removed_w)
+
     def environment(self, base: Mapping[str, str]) -> dict[str, str]:
         """`base` with the private directory as every name programs look up."""
         return {**base, **dict.fromkeys(("TMPDIR", "TMP", "TEMP", "TEMPDIR"), self.tmpdir)}
 
     def guard(self, group: int) -> None:
-        """Start the watchdog for the command's process group (in the parent,
-        right after the command started)."""
+        """Tell the watchdog the command's process group (in the parent, right
+        after the command started)."""
         assert self._watch is not None
-        self._watchdog = subprocess.Popen(
-            ["/bin/sh", "-c", 'read -r _; kill -KILL "-$1"; exec rm -rf -- "$2"', "watchdog",
-             str(group), self.tmpdir],
-            stdin=self._watch[0], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True)
-        os.close(self._watch[0])
-        self._watch = (-1, self._watch[1])
+        os.write(self._watch, f"{group}\n".encode())
 
-    def unguard(self) -> None:
-        """Stop the watchdog before the command's process is reaped (so that
-        it can never kill a group whose number was reused)."""
-        if self._watchdog is not None:
-            self._watchdog.kill()
-            self._watchdog.wait()
-            self._watchdog = None
+    def reaped(self) -> None:
+        """The runner killed the group and reaped its leader: the watchdog must
+        not kill that number again (it may be reused), only clean up."""
+        if self._watch is not None:
+            try:
+                os.write(self._watch, b"reaped\n")
+            except OSError:
+                pass
 
     def enter(self) -> None:
         """Confine this process for good (runs in the child)."""
@@ -127,20 +155,40 @@ class Sandbox:
         return ConfinementError(f"{step}: {why}" if why else "the sandbox could not be entered", step)
 
     def close(self) -> None:
-        """Release the parent's descriptors and remove TMPDIR.  Never raises."""
-        try:
-            self.unguard()
-        except OSError:
-            pass
-        for fd in (self._ruleset, *(self._errors or ()), *(self._watch or ())):
-            if fd is not None and fd >= 0:
+        """Release the parent's descriptors, which lets the watchdog remove
+        TMPDIR; wait a little for that, and leave the rest to it.  Never raises."""
+        for fd in (self._ruleset, *(self._errors or ()), self._watch):
+            if fd is not None:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
         self._ruleset = self._errors = self._watch = None
-        if self.tmpdir:
-            remove_tree(self.tmpdir)
+        starter = self._starter
+        if starter is not None:
+            starter.wait()
+            self._starter = None
+        done = False
+        if self._removed is not None:
+            try:
+                done = bool(select.select([self._removed], [], [], _CLEANUP_WAIT)[0])
+                os.close(self._removed)
+            except OSError:
+                pass
+            self._removed = None
+        elif self.tmpdir:  # no watchdog ever started
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+        if starter is not None and privileges.inherits_orphans():
+            # The watchdog is this process's orphan: reap it now if it is done
+            # (its group is the starter's), else at a later close.
+            if done:
+                try:
+                    os.waitid(os.P_PGID, starter.pid, os.WEXITED)
+                except OSError:
+                    pass
+            else:
+                _WATCHDOGS.add(starter.pid)
+        _reap_watchdogs()
 
     def __enter__(self) -> Sandbox:
         return self
@@ -149,88 +197,33 @@ class Sandbox:
         self.close()
 
 
-_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def remove_tree(path: str) -> None:
-    """Remove the private directory whatever the command left in it, and
-    never raise.  Directories are flattened into the top one before they are
-    emptied, so that no depth of nesting and no length of path matters, and
-    each is opened relative to its parent without following links (links
-    are removed, never their targets; the command is dead by now).  A
-    directory made with no permissions is given them back first."""
-    try:
-        os.rmdir(path)  # most runs leave it empty
+def _reap_watchdogs() -> None:
+    """Where this process inherits orphans, reap the watchdogs that are done."""
+    if not _WATCHDOGS or not privileges.inherits_orphans():
+        _WATCHDOGS.clear()
         return
-    except OSError:
-        pass
-    try:
-        top = os.open(path, _DIRECTORY)
-    except OSError:
-        return
-    try:
-        _flatten_and_empty(top)
-    except OSError:
-        pass
-    finally:
-        os.close(top)
-    try:
-        os.rmdir(path)
-    except OSError:
-        pass
-
-
-def _flatten_and_empty(top: int) -> None:
-    """Pass over the top directory until a pass changes nothing: files are
-    unlinked; each directory's subdirectories are moved up into the top one,
-    its files unlinked, and then it is removed."""
-    serial = 0
-    while True:
-        progress = False
-        for name in os.listdir(top):
-            if not _is_directory(name, top):
-                progress |= _try(os.unlink, name, dir_fd=top)
-                continue
-            sub = _open_directory(name, top)
-            if sub is None:
-                continue
-            try:
-                for inner in os.listdir(sub):
-                    if _is_directory(inner, sub):
-                        serial += 1
-                        _try(os.chmod, inner, 0o700, dir_fd=sub)  # moving a directory needs write on it
-                        progress |= _try(os.rename, inner, f".bp-{serial}", src_dir_fd=sub, dst_dir_fd=top)
-                    else:
-                        progress |= _try(os.unlink, inner, dir_fd=sub)
-            finally:
-                os.close(sub)
-            progress |= _try(os.rmdir, name, dir_fd=top)
-        if not progress:
-            return
-
-
-def _is_directory(name: str, parent: int) -> bool:
-    try:
-        return stat.S_ISDIR(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
-    except OSError:
-        return False
-
-
-def _open_directory(name: str, parent: int) -> int | None:
-    for attempt in range(2):
+    for group in list(_WATCHDOGS):
         try:
-            return os.open(name, _DIRECTORY, dir_fd=parent)
-        except PermissionError:
-            if attempt or not _try(os.chmod, name, 0o700, dir_fd=parent):
-                return None
+            while os.waitid(os.P_PGID, group, os.WEXITED | os.WNOHANG) is not None:
+                pass
+            os.killpg(group, 0)  # still running (cleaning up): reaped by a later close
+        except (ChildProcessError, ProcessLookupError):
+            _WATCHDOGS.discard(group)
         except OSError:
-            return None
-    return None
+            _WATCHDOGS.discard(group)
 
 
-def _try(function, *args, **kwargs) -> bool:
-    try:
-        function(*args, **kwargs)
-        return True
-    except OSError:
-        return False
+def _high(fd: int) -> int:
+    """`fd` moved to 3 or above: a caller with a standard descriptor closed
+    would otherwise give it number 0, 1 or 2, which the child's own standard
+    streams then replace."""
+    if fd > 2:
+        return fd
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    os.close(fd)
+    return moved
+
+
+def _high_pipe() -> tuple[int, int]:
+    read, write = os.pipe()
+    return _high(read), _high(write)

@@ -14,10 +14,19 @@ harnesses.py.  Contracts: https://code.claude.com/docs/en/hooks,
 https://geminicli.com/docs/hooks/reference, codex-rs/hooks (pre_tool_use.rs)
 and Copilot CLI's hooks reference, each checked with the real client
 (tests/e2e).
+
+An allowed shell command is rewritten, where the client lets a hook do it,
+to the same command under `bash-policy run` (wrapping.py): it then runs in a
+clean, hardened, confined bash whatever shell the client pastes it into.
+Where it is not rewritten (--no-confine, a session whose own permission
+rules the rewrite would hide, Claude Code's newer plan mode), Claude Code's
+and Gemini CLI's calls run in the client's own shell and are judged for
+that shell (profiles/).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -129,11 +138,28 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
     way_out = opts.way_out or (
         _unknown_mode_way_out(harness, mode) if unknown_mode and not opts.always
         else harness.way_out(env, own_plan_mode))
+    # The session's own directory: the event's cwd follows the shell's `cd`
+    # (Claude Code, Gemini CLI) or is the model's workdir (Codex), which
+    # would let a repository below the project govern.
     session = harness.session_dir(event) if harness.session_dir else None
-    gate = PlanGate(plan_files=plan_files, way_out=way_out, root=cwd,
-                    policy=_policy(opts, session or cwd), state=PLANNING)
+    project = env.get(harness.project_variable or "", "")
+    if not session and os.path.isabs(project) and "\0" not in project:
+        session = project
+    policy = _policy(opts, session or cwd)
     subject = _text(event["tool_input"].get(key), f"{tool}: {harness.keys[2]}.{key}",
                     path=permission == "edit")
+    # A mode it cannot classify is plan mode here too (the client may hold rewritten calls there).
+    rewriting = permission == "shell" and _rewrites(harness, event, env, opts,
+                                                    own_plan_mode or unknown_mode)
+    if permission == "shell" and not rewriting and harness.profile is not None:
+        # It runs in the client's own shell: judge it for that shell.
+        from .profiles import load_profile, shell_state
+
+        state = shell_state(load_profile(harness.profile), event, env, subject)
+        # `cd NAME` follows the client's CDPATH (the engine's own reading of it).
+        cdpath = env.get("CDPATH", "") if policy.cdpath is None else policy.cdpath
+        policy = dataclasses.replace(policy, shell=state, cdpath=cdpath)
+    gate = PlanGate(plan_files=plan_files, way_out=way_out, root=cwd, policy=policy, state=PLANNING)
     if permission == "shell":
         directory = _shell_directory(harness, event, cwd)
         problem = directory_error(directory)
@@ -141,11 +167,16 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
             raise HookError(problem)
         decision = gate.decide("shell", subject, cwd=directory)
         if decision.action == DENY and opts.rewrite and harness.name in INPUT_REWRITES:
-            rewritten = _rewrite(harness, gate, event, key, decision, directory, opts)
+            wrap = (lambda fixed: _wrapped(harness, event, env, fixed, opts, policy)) if rewriting else None
+            rewritten = _rewrite(harness, gate, event, key, decision, directory, opts, wrap)
             if rewritten is not None:
                 return rewritten
         if decision.action == ALLOW:
-            return _allowed(harness, event["tool_input"], subject, opts)
+            if rewriting:
+                assert harness.rewrite is not None
+                wrapped = _wrapped(harness, event, env, subject, opts, policy)
+                return Outcome(0, json.dumps(harness.rewrite(event["tool_input"], wrapped)) + "\n")
+            return _allowed(harness, opts)
     else:
         decision = gate.decide(permission, subject, cwd=cwd)
     if decision.action != DENY:
@@ -163,28 +194,69 @@ def _unknown_mode_way_out(harness: Harness, mode: Any) -> str:
             f"is not one, update bash-policy or remove the hook from the {harness.client} settings")
 
 
-def _allowed(harness: Harness, tool_input: Mapping[str, Any], command: str, opts: Options) -> Outcome:
-    """An allowed command: run under `bash-policy run` where the client can
-    rewrite it (so that it runs in a clean bash, whatever shell the client
-    would use), else allow or no opinion."""
-    if harness.rewrite is not None and opts.confine and (
-            opts.allow_readonly or not harness.rewrite_needs_allow_readonly):
-        from .wrapping import run_command
+def _rewrites(harness: Harness, event: dict, env: Mapping[str, str], opts: Options,
+              own_plan_mode: bool) -> bool:
+    """Whether an allowed command is to run under `bash-policy run`: where the
+    client can rewrite it (so that it runs in a clean bash, whatever shell the
+    client would use), unless the rewrite would hide the user's own rules or
+    never run (harness.rewrite_refused)."""
+    return (harness.rewrite is not None and opts.confine
+            and (opts.allow_readonly or not harness.rewrite_needs_allow_readonly)
+            and harness.rewrite_refused(event, env, own_plan_mode) is None)
 
-        wrapped = run_command(command, executable=executable(), config=opts.config)
-        return Outcome(0, json.dumps(harness.rewrite(tool_input, wrapped)) + "\n")
+
+def _allowed(harness: Harness, opts: Options) -> Outcome:
+    """An allowed command that is not rewritten: allow or no opinion."""
     if opts.allow_readonly and harness.answers_allow:
         return _answer(harness, ALLOW, "read-only command (bash-policy)")
     return _no_opinion(harness)
 
 
+def _wrapped(harness: Harness, event: dict, env: Mapping[str, str], command: str,
+             opts: Options, policy) -> str:
+    """`command` under `bash-policy run`, with the policy file the hook judged
+    by (run would otherwise look for one in the directory the shell is in,
+    which a repository below the project may hold; an empty file stands for
+    the built-in policy) and, where the client's profile says so, a timeout
+    that ends before the client's own (Claude Code's moves a command to the
+    background instead of killing it)."""
+    from .wrapping import run_command
+
+    timeout = None
+    rewrite = _profile_rewrite(harness)
+    if "timeout_key" in rewrite:
+        given = event["tool_input"].get(rewrite["timeout_key"])
+        if not isinstance(given, (int, float)) or isinstance(given, bool) or given <= 0:
+            given = _number(env.get(rewrite.get("timeout_env", ""), "")) or rewrite["timeout_default"]
+        timeout = max(1.0, given * rewrite["timeout_unit"] - rewrite.get("timeout_margin", 0))
+    config = opts.config or (policy.source if os.path.isabs(policy.source) else os.devnull)
+    return run_command(command, executable=executable(), config=config, timeout=timeout)
+
+
+def _profile_rewrite(harness: Harness) -> Mapping[str, Any]:
+    if harness.profile is None:
+        return {}
+    from .profiles import load_profile
+
+    return load_profile(harness.profile).rewrite
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
 def _rewrite(harness: Harness, gate: PlanGate, event: dict, key: str | None, decision, directory: str,
-             opts: Options) -> Outcome | None:
+             opts: Options, wrap=None) -> Outcome | None:
     """--rewrite: run the denied command's safe fix instead (judge/fixes.py:
     the same programs with the same operands), when the gate allows the fix
     in full; the model is told what changed.  Allowed outright with
     --allow-readonly, else left to the client's own prompt, as an allowed
-    command is."""
+    command is.  `wrap`, when allowed commands are rewritten to run under
+    `bash-policy run`, puts the fix there too."""
     fix = decision.verdict.fix if decision.verdict is not None else None
     if fix is None or fix.command is None or fix.applicability != "safe":
         return None
@@ -194,7 +266,7 @@ def _rewrite(harness: Harness, gate: PlanGate, event: dict, key: str | None, dec
     note = (f"bash-policy rewrote this command for plan mode ({codes}): it ran `{fix.command}` instead "
             f"of `{decision.verdict.command}`, a safe fix that gives the same programs the same "
             "operands; write it that way next time.")
-    tool_input = {**event["tool_input"], str(key): fix.command}
+    tool_input = {**event["tool_input"], str(key): wrap(fix.command) if wrap else fix.command}
     answer = INPUT_REWRITES[harness.name](tool_input, note, ALLOW if opts.allow_readonly else None)
     return Outcome(0, json.dumps(answer) + "\n")
 

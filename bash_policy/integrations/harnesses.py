@@ -6,7 +6,10 @@ events say that plan mode is on, how a decision, "no opinion", a rewritten
 command and a failure are written, what the settings snippet holds and
 where the client reads it, which files a plan may be written to and how the
 user leaves plan mode.  The hook adapter, the installer and the gate's tool
-table read these records; nothing branches on which client it is.
+table read these records; nothing branches on which client it is.  A
+harness that rewrites also says when it must not (`rewrite_refused`), and
+`profile` names how the client runs a shell command (profiles/NAME.toml),
+for calls that run in the client's own shell.
 
 Facts checked against the clients' hook references and by running them
 (tests/e2e): Claude Code 2.1.197 and 2.1.332, Gemini CLI 0.61.0, Codex CLI
@@ -23,6 +26,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from . import client_rules
+from .profiles import client_version, load_profile
 
 # tool name -> (gate permission, the tool_input key naming its subject)
 ToolTable = Mapping[str, tuple[str, "str | None"]]
@@ -58,6 +64,12 @@ class Harness:
     layout: str = "groups"  # the snippet: matcher groups under hooks.EVENT, or "flat" hook entries
     # (event) -> the session's own directory, when the event's cwd may be elsewhere.
     session_dir: Callable[[Mapping[str, Any]], str | None] | None = None
+    # The variable naming the session's directory for hooks (the event's cwd follows `cd`).
+    project_variable: str | None = None
+    # (event, env, plan mode is the client's own) -> why this call must not be rewritten, or None.
+    rewrite_refused: Callable[[Mapping[str, Any], Mapping[str, str], bool], str | None] = \
+        lambda event, env, own: None
+    profile: str | None = None  # its execution profile, for calls it does not rewrite: profiles/NAME.toml
     extra: Mapping[str, Any] = field(default_factory=dict)  # top-level snippet keys
 
     @property
@@ -123,6 +135,44 @@ def _claude_sample(command: str, cwd: str) -> dict[str, Any]:
             "permission_mode": "plan", "hook_event_name": "PreToolUse", "tool_name": "Bash",
             "tool_input": {"command": command, "description": "bash-policy hook --check"},
             "tool_use_id": "bash-policy-check"}
+
+
+def _claude_rewrite(tool_input: Mapping[str, Any], command: str) -> dict[str, Any]:
+    """`allow` with updatedInput: updatedInput alone sends the rewritten text
+    through Claude Code's own permission check, which knows nothing of
+    bash-policy and asks for every call ("This command requires approval"
+    in -p), and `ask` prompts for every call (2.1.197, 2.1.332; tests/e2e)."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                   "permissionDecisionReason": "read-only command (bash-policy), run "
+                                                               "under bash-policy run",
+                                   "updatedInput": {**tool_input, "command": command}}}
+
+
+def _claude_rewrite_refused(event: Mapping[str, Any], env: Mapping[str, str],
+                            own_plan_mode: bool) -> str | None:
+    """From some version on, Claude Code's own plan mode holds every call it
+    cannot see to be read-only, a hook's allow included, and hands it to its
+    server-side classifier or asks the user: a rewritten command would never
+    just run (2.1.332; 2.1.197 runs it).  There the command is not rewritten
+    and runs in Claude Code's shell, judged by its profile.  Nor is a session
+    whose own rules the rewrite would hide (client_rules.py)."""
+    if own_plan_mode:
+        profile = load_profile("claude-code")
+        version = client_version(profile, env)
+        newest = profile.rewrite_in_plan_mode_up_to
+        if version is None or newest is None or version > newest:
+            shown = ".".join(map(str, version)) if version else "of an unknown version"
+            return (f"Claude Code {shown} holds, in its own plan mode, every command it cannot "
+                    "see to be read-only")
+    return client_rules.claude_code(event, env)
+
+
+def _gemini_rewrite(tool_input: Mapping[str, Any], command: str) -> dict[str, Any]:
+    """BeforeTool's hookSpecificOutput.tool_input replaces the call's input
+    before Gemini CLI's policy check, which then judges the new command
+    (0.61.0: evaluateBeforeToolHook, then checkPolicy)."""
+    return {"hookSpecificOutput": {"hookEventName": "BeforeTool",
+                                   "tool_input": {**tool_input, "command": command}}}
 
 
 def _gemini_plan_files(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
@@ -310,6 +360,10 @@ CLAUDE_CODE = Harness(
     install_file=lambda env: _claude_settings(env, ".")[0],
     sample=_claude_sample,
     known_modes=("default", "acceptEdits", "auto", "bypassPermissions", "dontAsk"),
+    rewrite=_claude_rewrite,
+    rewrite_refused=_claude_rewrite_refused,
+    profile="claude-code",
+    project_variable="CLAUDE_PROJECT_DIR",
 )
 
 GEMINI = Harness(
@@ -338,6 +392,10 @@ GEMINI = Harness(
     install_file=lambda env: _gemini_settings(env, ".")[0],
     sample=_gemini_sample,
     deadline=8.0,
+    rewrite=_gemini_rewrite,
+    rewrite_refused=lambda event, env, own: client_rules.gemini(event, env),
+    profile="gemini",
+    project_variable="GEMINI_PROJECT_DIR",
 )
 
 CODEX = Harness(

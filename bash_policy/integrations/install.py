@@ -129,7 +129,7 @@ def reading(harness: Harness, code: int | None, stdout: str, stderr: str) -> str
     decision = inner.get("permissionDecision", inner.get("decision"))
     if decision == "deny":
         return "denied"
-    if "updatedInput" in inner or "modifiedArgs" in inner:
+    if "updatedInput" in inner or "modifiedArgs" in inner or "tool_input" in inner:  # Gemini CLI's
         return "rewritten"
     return "allowed" if decision == "allow" else f"FAILS OPEN: unexpected answer {text[:80]}"
 
@@ -145,7 +145,7 @@ def _gist(stdout: str, stderr: str) -> str:
         body = body.get("hookSpecificOutput", body)
     text = stderr
     if isinstance(body, dict):
-        rewritten = body.get("updatedInput", body.get("modifiedArgs"))
+        rewritten = body.get("updatedInput", body.get("modifiedArgs", body.get("tool_input")))
         if isinstance(rewritten, dict):
             return f"runs {rewritten.get('command')!r}"
         text = str(body.get("permissionDecisionReason", body.get("reason", stdout)))

@@ -19,7 +19,7 @@ from ..read.model import (
     Span,
     Word,
 )
-from . import fixes, rules, shapes
+from . import client_shell, fixes, rules, shapes
 from .codes import Code, Effect
 from .context import Appended, Context, FlagUse, Invocation
 from .expansions import EXPANSION
@@ -226,7 +226,11 @@ def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None 
         return
     if spec.project_files and _special_project_file(spec, program, ctx):
         return
-    ArgvReader(spec, words, 1, ctx, appended).read()
+    reader = ArgvReader(spec, words, 1, ctx, appended)
+    reader.read()
+    if ctx.policy.shell is not None and not ctx.denials:  # what it walks by itself, in the client's shell
+        reader.inv.reads = None
+        client_shell.check_walks(name, words, reader.opened(), ctx, appended)
 
 
 

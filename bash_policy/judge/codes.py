@@ -64,6 +64,10 @@ class Code(str, Enum):
     BP601 = "BP601"
     BP602 = "BP602"
     BP603 = "BP603"
+    BP700 = "BP700"
+    BP701 = "BP701"
+    BP702 = "BP702"
+    BP703 = "BP703"
 
     def __str__(self) -> str:
         return self.value
@@ -336,6 +340,46 @@ _TABLE: tuple[CodeInfo, ...] = (
          "# head -n 5 README.md, where README.md is a symlink to /dev/zero",
          "Read a regular file; look at what the name is with `ls -l` or `stat`.",
          'head -n 5 notes.txt'),
+    CodeInfo("BP700", "client-shell-name",
+         "A command for a client that runs it in its own shell (Claude Code's snapshot of your "
+         "login shell), where a function or alias of that shell stands in for the program and its "
+         "body is denied, or where that shell's state cannot be read.",
+         "What runs is the function's body, not the program the checker knows: a common `cd` "
+         "function activates the directory's .venv, which runs the repository's code.",
+         "# cd sub, with a `cd` function in ~/.bashrc that sources .venv/bin/activate",
+         "Write `command NAME …` to bypass the function, remove it from your shell's startup "
+         "files, or let the hook rewrite the command (its default) so that it runs under "
+         "`bash-policy run`.",
+         'command cd src'),
+    CodeInfo("BP701", "client-shell-option",
+         "A command whose words expand differently under a shell option the client's shell turns "
+         "on (globstar's `**`, nocaseglob, nullglob, cdable_vars), or any command when that shell "
+         "turns on an option bash-policy does not model.",
+         "With globstar `wc -l **/*.py` reads every file of the tree, a link to /dev/zero deep "
+         "inside included; the checker looked at one level.",
+         "# wc -l **/*.py, with shopt -s globstar in ~/.bashrc",
+         "Name the files, or list them with `rg --files -g GLOB`; or let the hook rewrite the "
+         "command (its default).",
+         "rg --files -g '*.py'"),
+    CodeInfo("BP702", "client-stdin",
+         "A program that may read standard input, where the client leaves it open: Claude Code's "
+         "own socket when the command has an input redirection or here-document, a terminal in "
+         "Gemini CLI's interactive mode.",
+         "Neither ever ends: `wc -l < README.md; cat` waits for ever in Claude Code.",
+         "# wc -l < README.md; cat, in Claude Code",
+         "Give the program its input (`< FILE`, a pipe) or name the files it reads.",
+         "wc -l < README.md; cat notes.txt"),
+    CodeInfo("BP703", "client-walk-hangs",
+         "A program that walks the directory tree and would read a file that never ends there (an "
+         "ignore file linked to /dev/zero, a FIFO), or a tree too large to look at, in a client "
+         "that does not kill a hung command (Claude Code signals it at its timeout and moves what "
+         "outlives that to the background).",
+         "`grep -rn foo src` in Claude Code runs ugrep, which reads every .gitignore it walks "
+         "past: `src/deep/.gitignore -> /dev/zero` grows it for ever.",
+         "# grep -rn foo src, with src/deep/.gitignore -> /dev/zero, in Claude Code",
+         "Search named files or a smaller directory, or let the hook rewrite the command (its "
+         "default): `bash-policy run` kills it at its timeout.",
+         "grep -n foo src/main.py"),
 )
 CODES: dict[str, CodeInfo] = {c.code: c for c in _TABLE}
 assert set(CODES) == {c.value for c in Code}, "every code has one entry in the table"

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from ..read import exact, parse_cache
 from ..read.model import Span
-from . import expand, fixes, values
+from . import client_shell, expand, fixes, values
 from .assignments import ASSIGNMENT
 from .codes import Code
 from .context import Context
@@ -200,6 +200,8 @@ def _check(command: str, policy: Policy, cwd: str | None, fix: bool = True) -> V
         return Verdict(command, False, tuple(ctx.denials), commands, (), script)
     if script.body is None and not script.problems:
         ctx.notes.append("empty command")
+    if client_shell.check_script(script, ctx):
+        return Verdict(command, False, tuple(ctx.denials), commands, (), script)
     cdpath = policy.cdpath if policy.cdpath is not None else os.environ.get("CDPATH", "")
     ctx.places = command_directories(script.body, cwd, commands, cdpath=cdpath)
     ctx.body = script.body
@@ -208,7 +210,10 @@ def _check(command: str, policy: Policy, cwd: str | None, fix: bool = True) -> V
         lambda word, env: expand.words(word, command, env))
     index = {id(c): k for k, c in enumerate(commands)}
     if script.body is not None:
-        check_node(script.body, ctx, index, lines_at_risk(script.body, command, policy))
+        at_risk = lines_at_risk(script.body, command, policy)
+        if client_shell.stdin_endless(ctx):  # every command reads the client's input unless redirected
+            at_risk = set(range(len(script.body.items)))
+        check_node(script.body, ctx, index, at_risk)
     if not ctx.denials:  # only an allow needs the other readings
         cross_check(script, ctx)
     denials, combined = tuple(ctx.denials), None

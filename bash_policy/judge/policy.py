@@ -101,6 +101,9 @@ class Policy:
     cdpath: str | None = None
     # Repository config keys the user trusts beyond the inert allowlist, per tool.
     trusted_repo_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The client's own shell, when the command runs there rather than in a clean
+    # `bash -c` (judge/client_shell.py; hooks set it from the client's profile).
+    shell: Any = None
     _specs: dict[str, CommandSpec | None] = field(default_factory=dict, repr=False)
 
     # -- construction ------------------------------------------------------

@@ -30,6 +30,11 @@ if TYPE_CHECKING:
     from .verdict import Fix
 
 
+# What every kind has: a field of the same name would hide it.
+_RESERVED = frozenset({"code", "effect", "rule", "kind", "message", "hint", "consequence",
+                       "message_format", "hint_format"})
+
+
 @dataclass(frozen=True)
 class Problem:
     """One kind of denial.  Subclasses set `code` (and `effect`, `rule` where
@@ -53,6 +58,9 @@ class Problem:
         that lacks one fails at import, not in the middle of a check.  An
         `abstract` class holds what several kinds share and is never denied."""
         super().__init_subclass__(**kwargs)
+        taken = set(cls.__dict__.get("__annotations__", {})) & _RESERVED
+        if taken:
+            raise TypeError(f"{cls.__name__}: a field may not be named {sorted(taken)[0]!r}")
         if abstract:
             return
         if not isinstance(getattr(cls, "code", None), Code):

@@ -31,7 +31,7 @@ from ..read.model import (
     Word,
     children,
 )
-from . import argv, assignments, descriptors, expand, loops, redirects, shapes, values
+from . import argv, assignments, client_shell, descriptors, expand, loops, redirects, shapes, values
 from .argv import FLAGS
 from .assignments import BareAssignment, LoopAssignsExported
 from .codes import Code, Effect
@@ -338,7 +338,9 @@ def _check_command(node: Command, ctx: Context, fds: descriptors.Table) -> None:
     finally:
         del ctx.variables["PWD"]
     origin = fds.get(0)
-    if origin is not None and origin.is_script and ctx.reads_stdin and node.words:
+    if origin is not None and origin.is_script and client_shell.stdin_endless(ctx):
+        client_shell.stdin_denied(node, ctx)  # the client's own stdin: its socket, a terminal
+    elif origin is not None and origin.is_script and ctx.reads_stdin and node.words:
         line = ctx.source.count("\n", 0, node.span.start) + 1
         ctx.deny(ReadsScript(ctx.source[node.span.start:node.span.end], line), node.words[0].span)
 
@@ -435,6 +437,8 @@ def check_segment(segment: Command, ctx: Context) -> None:
         if any(not values.tracked(a.name) for a in segment.assignments):
             ctx.deny(BareAssignment(), segment.span)
         return
+    if client_shell.check_names(segment, ctx):
+        return  # a function or alias of the client's shell runs instead, and was checked
     argv.check_argv(segment.words, ctx)
 
 
