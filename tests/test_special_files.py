@@ -194,3 +194,13 @@ def test_files_git_and_cargo_read_by_themselves_and_the_directory_stack(tmp_path
     os.mkfifo(tmp_path / "p")
     for command in ("cat ~0/p", "cat ~+0/p", "cat ~-0/p"):
         assert codes(command, tmp_path) == ["BP603"], command
+
+
+def test_a_zone_file_named_in_date_is_looked_up(tmp_path):
+    """`date -d 'TZ="PATH" now'` reads PATH as its zone file: a FIFO there
+    blocked date until killed (coreutils 9.1); a regular file passes."""
+    os.mkfifo(tmp_path / "zone")
+    (tmp_path / "plain").write_bytes(b"TZif")
+    assert codes(f"date -d 'TZ=\"{tmp_path}/zone\" now'", tmp_path) == ["BP603"]
+    assert codes(f"date -d 'TZ=\"{tmp_path}/plain\" now'", tmp_path) == []
+    assert codes(f"date -d 'TZ=\":{tmp_path}/zone\" now'", tmp_path) == ["BP603"]
