@@ -7,8 +7,10 @@ so each denial says which rule produced it.  The checks live along the
 seams of a check: this module screens the input, reads it and combines the
 verdict with its fixes; judge/walk.py walks the tree, judge/assignments.py
 and judge/redirects.py judge a command's assignments and redirections,
-judge/argv.py its program and argv, judge/readings.py compares the readers;
-judge/context.py holds the state they share.
+judge/argv.py its program, judge/options.py reads its argv as the spec's
+option grammar does and judge/operands.py judges what was read;
+judge/expansions.py denies words computed at run time, judge/readings.py
+compares the readers; judge/context.py holds the state they share.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from .codes import Code, Effect
 
 if TYPE_CHECKING:
     from .rules import RuleName
+    from .spec import Reason
     from .verdict import Fix
 
 
@@ -94,3 +95,29 @@ class Problem:
     @property
     def kind(self) -> str:
         return type(self).__name__
+
+
+# What to do about a denied thing of each effect, when its spec gives no fix.
+DEFAULT_FIX = {
+    Effect.EXEC: "drop it; running other programs needs leaving plan mode",
+    Effect.WRITE: "drop it and read the output directly; writing files needs leaving plan mode",
+    Effect.NETWORK: "drop it; network calls that change things need leaving plan mode",
+    Effect.HANG: "drop it; plan-mode commands must finish on their own",
+    Effect.STATE: "drop it; changing state needs leaving plan mode",
+    Effect.LEAK: "drop it",
+    Effect.INTERACTIVE: "drop it; interactive programs cannot run in plan mode",
+}
+
+
+@dataclass(frozen=True)
+class FromReason(Problem, abstract=True):
+    """A denial whose reason a spec gives (`denied`, `deny`, `over_max`,
+    `requires_env`): its effect, its why, and its fix or the effect's default."""
+
+    reason: Reason
+
+    def consequence(self) -> Effect:
+        return self.reason.effect
+
+    def hint(self) -> str:
+        return self.reason.fix or DEFAULT_FIX[self.reason.effect]

@@ -32,11 +32,11 @@ from ..read.model import (
     children,
 )
 from . import argv, assignments, client_shell, descriptors, expand, loops, redirects, shapes, values
-from .argv import FLAGS
 from .assignments import BareAssignment, LoopAssignsExported
 from .codes import Code, Effect
 from .context import Context
 from .expansions import EXPANSION
+from .options import FLAGS
 from .policy import Policy
 from .problems import Problem
 from .rules import engine_rule
