@@ -345,7 +345,9 @@ def build_parser(wanted: str | None = None) -> Parser:
                    help="kill the program and all it started after this long (default: no limit)")
     p.add_argument("argv", nargs=argparse.REMAINDER, metavar="PROGRAM")
 
-    p = add("doctor", cmd_doctor, "say which confinement this machine offers, and why not")
+    p = add("doctor", cmd_doctor, "say which confinement this machine offers, and why not, and "
+            "check every installed hook with an allowed and a denied sample event "
+            "(exit 1 when an installed hook would not block)", (cwd,))
     p.add_argument("--json", action="store_true", help="print JSON")
     return top if wanted is None or wanted in names else build_parser()
 
@@ -778,19 +780,27 @@ def cmd_confine(args) -> int:
 
 def cmd_doctor(args) -> int:
     from .confine import probe
+    from .integrations import install
+    from .integrations.harnesses import HARNESSES
 
     found = probe()
+    reports = [install.check(h, cwd=args.cwd) for h in HARNESSES.values()
+               if h.settings_files is not None and install.installed(h, dict(os.environ), args.cwd)]
     if args.json:
-        _emit(json.dumps({"confinement": found.to_dict()}, indent=2))
-        return 0
+        _emit(json.dumps({"confinement": found.to_dict(), "hooks": [
+            {"client": r.client, "ok": r.ok, "lines": r.lines} for r in reports]}, indent=2))
+        return 0 if all(r.ok for r in reports) else 1
     state = "complete" if found.complete else "partial" if found.available else "unavailable"
     lines = [f"confinement: {state} ({found.describe()})"]
     lines += [f"  not enforced: {gap}" for gap in found.gaps()]
     if found.available:
         lines.append("  `bash-policy run` confines every allowed command (config `confine`: "
                      "auto, required, off)")
+    lines += [report.text() for report in reports] or [
+        "hooks: none installed in the settings this directory's clients read "
+        "(`bash-policy hook NAME --install`)"]
     _emit("\n".join(lines))
-    return 0
+    return 0 if all(r.ok for r in reports) else 1
 
 
 def _show_config(args) -> int:

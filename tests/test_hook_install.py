@@ -125,3 +125,22 @@ def test_check_finds_a_hook_that_fails_open(home):
 ])
 def test_reading_follows_each_clients_rules(harness, code, stdout, stderr, seen):
     assert install.reading(harness, code, stdout, stderr) == seen
+
+
+def test_doctor_checks_every_installed_hook(home, capsys):
+    """`bash-policy doctor` runs --check's samples for each client whose
+    settings hold a bash-policy hook, and exits 1 when one would not block."""
+    assert cli_main(["doctor"]) == 0
+    assert "hooks: none installed" in capsys.readouterr().out
+    cli_main(["hook", "gemini", "--install"])
+    capsys.readouterr()
+    assert cli_main(["doctor", "--json"]) == 0
+    hooks = json.loads(capsys.readouterr().out)["hooks"]
+    assert [(h["client"], h["ok"]) for h in hooks] == [("Gemini CLI", True)]
+    settings = CLAUDE_CODE.install_file(os.environ)
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "true hook claude-code"}]}]}}))
+    assert cli_main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "Claude Code: NOT OK" in out and "Gemini CLI: ok" in out

@@ -68,7 +68,7 @@ def test_readme_confinement_example_is_what_the_cli_prints(tmp_path):
         command, _, expected = block.partition("\n")
         path = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
         proc = subprocess.run(["bash", "-c", command.split("  #")[0]], capture_output=True, text=True,
-                              cwd=tmp_path, env={**os.environ, "PATH": path, "NO_COLOR": "1"})
+                              cwd=tmp_path, env={**os.environ, "PATH": path, "NO_COLOR": "1", "HOME": str(tmp_path)})
         assert (proc.stdout + proc.stderr).rstrip("\n") == expected.rstrip("\n")
     assert not (tmp_path / "canary").exists()
 
