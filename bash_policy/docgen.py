@@ -38,14 +38,36 @@ def codes_md() -> str:
     return "\n".join(out) + "\n"
 
 
+def _kinds() -> dict[str, list[str]]:
+    """The kinds of problem (judge/problems.py) of each engine rule (a program
+    rule's are declared in its module, and belong to whichever rule runs)."""
+    from .judge import engine  # noqa: F401  (imports every module that declares kinds)
+    from .judge.problems import Problem
+
+    found: dict[str, list[str]] = {}
+    stack = list(Problem.__subclasses__())
+    while stack:
+        kind = stack.pop()
+        stack.extend(kind.__subclasses__())
+        if hasattr(kind, "code") and kind.rule is not None:
+            found.setdefault(kind.rule, []).append(kind.__name__)
+    return {key: sorted(set(names)) for key, names in found.items()}
+
+
 def rules_md() -> str:
     """One section per rule, ruff-style: what it blocks, why, examples both ways."""
     rules = sorted(load_all().values(), key=lambda r: (r.kind, r.name))
+    kinds = _kinds()
     out = ["# Rules", "",
            "Every denial names the rule that produced it (`Denial.rule`, `\"rule\"` in JSON).",
            "Engine rules apply to every program; program rules are named by specs",
-           "(`hook = \"NAME\"`). Generated from the rule registry by `python -m bash_policy.docgen`;",
-           "do not edit by hand. Every example below is run by tests/test_rules.py.", "",
+           "(`hooks = [\"NAME\", …]`, or `hook = \"NAME\"` for one) and found in",
+           "`bash_policy/judge/rules/`. A rule denies by reporting a *problem*, one small class per",
+           "kind of denial that owns its code, effect, message and hint (bash_policy/judge/problems.py,",
+           "docs/spec-format.md); the kinds of each rule are listed below, and the text of each is",
+           "kept in tests/fixtures/messages/, one file per code. Generated from the rule registry by",
+           "`python -m bash_policy.docgen`; do not edit by hand. Every example below is run by",
+           "tests/test_rules.py.", "",
            "| rule | kind | codes | blocks |", "| --- | --- | --- | --- |"]
     for r in rules:
         out.append(f"| [{r.name}](#{r.name}) | {r.kind} | {', '.join(c.value for c in r.codes)} "
@@ -53,6 +75,10 @@ def rules_md() -> str:
     for r in rules:
         out += ["", f"## {r.name}", "", f"**What it blocks.** {r.summary}", "",
                 f"**Why.** {r.why}", "", f"**Codes.** {', '.join(c.value for c in r.codes)}", ""]
+        if r.check is None:
+            out += [f"**Kinds.** {', '.join(f'`{k}`' for k in kinds.get(r.name, ()))}", ""]
+        else:
+            out += [f"**Kinds.** declared beside it, in `{r.check.__module__.replace('.', '/')}.py`", ""]
         if r.deny:
             out += ["**Denied.**", "", "```sh", *map(_visible, r.deny), "```", ""]
         else:
@@ -87,8 +113,10 @@ def _program(spec: CommandSpec, level: int = 2) -> list[str]:
         out += [f"**Denied as a whole** ({spec.denied.effect}): {spec.denied.why}."
                 + (f" Fix: {spec.denied.fix}" if spec.denied.fix else ""), ""]
         return out
-    extra = f"; hook `{spec.hook}`" if spec.hook else ""
-    out += [f"Option style: {spec.style}. Operands: {operands_text(spec)}{extra}.", ""]
+    extra = (f"; hook{'s' if len(spec.hooks) > 1 else ''} " + ", ".join(f"`{h}`" for h in spec.hooks)
+             if spec.hooks else "")
+    parser = f" ({spec.parser})" if spec.parser else ""
+    out += [f"Option style: {spec.style}{parser}. Operands: {operands_text(spec)}{extra}.", ""]
     if spec.modes is not None:
         out += [f"Modes: {modes_text(spec)}.", ""]
     flags = sorted(spec.unique_flags(), key=lambda f: (f.denied is not None, f.names))

@@ -382,19 +382,13 @@ def program_kind(target: Target, flag: Flag, name: str, lines: set[str], box: Sa
         again, _ = reading(target, name, lines, box, report,
                            [attached(name, "bp-probe-value"), target.canary])
         return ("unknown" if again == "refused" else "attached"), outcome
-    if got == "option" and flag.value == "required" and target.path[0] in DASH_REFUSED:
+    if got == "option" and flag.value == "required" and target.spec.parser == "clap":
         return "value", outcome   # clap refuses a separate value starting with `-`: the run fails
     return got, outcome
 
 
 def attached(name: str, value: str) -> str:
     return f"{name}={value}" if name.startswith("--") else name + value
-
-
-# clap 2 (ripgrep 13, fd 8) refuses a separate value that starts with `-`
-# unless the flag allows it (rg -e): the run fails, so the checker need not
-# mirror it.
-DASH_REFUSED = {"rg", "fdfind", "fd"}
 
 
 def _effect(target: Target, outcome: Outcome, report: Report, flag: str = "") -> None:
@@ -547,12 +541,9 @@ def probe_pflag(target: Target, box: Sandbox, report: Report) -> None:
                                            shlex.join(target.argv("--help"))))
 
 
-PFLAG = {"gh"}
-
-
 def probe_target(target: Target, box: Sandbox) -> Report:
     report = Report()
-    if target.path[0] in PFLAG:
+    if target.spec.parser == "pflag":  # it lists its flags and their value kinds in --help
         probe_pflag(target, box, report)
     else:
         probe_flags(target, box, report)

@@ -136,3 +136,46 @@ def test_docs_config_md_documents_every_key_and_agrees_with_the_defaults():
     for name, allowed in defaults["env"].items():
         if allowed == "*":  # allowed with any value: never in the denied list
             assert not re.search(rf"`{name}`", denied), name
+
+
+# -- a user's spec examples run when the policy loads ---------------------------
+
+_LINT = {"summary": "the team's linter", "positionals": "read", "flags": ["-q/--quiet"]}
+
+
+def test_user_examples_that_hold_load():
+    policy = Policy.from_mapping({"programs": {"acme-lint": {
+        **_LINT, "examples": {"allow": ["acme-lint -q src"],
+                              "deny": [{"cmd": "acme-lint --fix src", "code": "BP401"}]}}}})
+    assert check("acme-lint -q src", policy).allowed
+
+
+@pytest.mark.parametrize("examples, error", [
+    ({"allow": ["acme-lint --fix src"]},
+     r"programs\.acme-lint\.examples\.allow: `acme-lint --fix src` is denied \(BP401 unknown-flag: "
+     r"`--fix` is not an allowed flag of `acme-lint`\), but the example says it passes"),
+    ({"deny": [{"cmd": "acme-lint -q src", "code": "BP400"}]},
+     r"programs\.acme-lint\.examples\.deny: `acme-lint -q src` is allowed, but the example says "
+     r"it is denied with BP400"),
+    ({"deny": [{"cmd": "acme-lint --fix src", "code": "BP400"}]},
+     r"`acme-lint --fix src` is denied with BP401 only, but the example says it is denied with BP400"),
+])
+def test_a_user_example_that_fails_is_a_config_error_naming_it(examples, error):
+    with pytest.raises(ConfigError, match=error):
+        Policy.from_mapping({"programs": {"acme-lint": {**_LINT, "examples": examples}}}, "team.toml")
+
+
+def test_subcommand_examples_run_too():
+    table = {"sub": {"status": {"positionals": "none", "examples": {"allow": ["acmectl status x"]}}}}
+    with pytest.raises(ConfigError, match=r"programs\.acmectl\.sub\.status\.examples\.allow: "
+                                          r"`acmectl status x` is denied \(BP406"):
+        Policy.from_mapping({"programs": {"acmectl": table}})
+
+
+def test_examples_are_judged_with_the_policy_they_belong_to():
+    with pytest.raises(ConfigError, match="BP600"):
+        Policy.from_mapping({"programs": {"acme-lint": {**_LINT, "examples": {
+            "allow": ["ACME_HOME=/tmp acme-lint src"]}}}})
+    policy = Policy.from_mapping({"env": {"ACME_HOME": "*"}, "programs": {"acme-lint": {
+        **_LINT, "examples": {"allow": ["ACME_HOME=/tmp acme-lint src"]}}}})
+    assert check("ACME_HOME=/tmp acme-lint src", policy).allowed

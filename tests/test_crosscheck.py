@@ -167,7 +167,7 @@ def test_missing_bashlex(mode, expected):
                "from bash_policy.judge.engine import check\n"
                "from bash_policy.judge.policy import Policy\n"
                f"v = check('rg fo\\\\o src', Policy.from_mapping({{'crosscheck': {mode!r}}}))\n"
-               "print(v.allowed, v.notes, [d.code for d in v.denials])")
+               "print(v.allowed, v.notes, [str(d.code) for d in v.denials])")
     assert out == expected
 
 

@@ -161,12 +161,12 @@ def test_cli_process_exits_with_a_message():
 
 def test_an_internal_error_is_a_denial_not_an_exception(monkeypatch):
     """check() must never raise: a harness may read an exception as "go ahead"."""
-    from bash_policy.judge import engine
+    from bash_policy.judge import argv
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(engine, "check_argv", broken)
+    monkeypatch.setattr(argv, "check_argv", broken)
     verdict = check("rg foo")
     assert not verdict.allowed
     assert [(d.code, d.rule) for d in verdict.denials] == [("BP107", "internal_error")]

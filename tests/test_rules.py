@@ -52,7 +52,7 @@ def _all_specs():
 
 
 def test_every_program_rule_is_named_by_a_spec_and_every_hook_exists():
-    named = {spec.hook for spec in _all_specs() if spec.hook}
+    named = {hook for spec in _all_specs() for hook in spec.hooks}
     program_rules = {r.name for r in RULES.values() if r.check is not None}
     assert named <= program_rules
     assert program_rules <= named, f"rules no spec uses: {sorted(program_rules - named)}"
@@ -77,3 +77,111 @@ def test_spec_examples(spec):
 def test_every_spec_file_builds():
     for path in SPEC_DIR.glob("*.toml"):
         assert path.stem == spec_file_stem(path.stem) or path.stem.startswith("x-")
+
+
+# -- several rules for one program (spec `hooks`) ------------------------------
+
+@pytest.fixture
+def two_rules(monkeypatch):
+    """Two program rules of a test's own, registered for the test only."""
+    from dataclasses import dataclass
+
+    from bash_policy.judge import rules
+    from bash_policy.judge.codes import Code
+    from bash_policy.judge.problems import Problem
+
+    monkeypatch.setattr(rules, "RULES", dict(rules.load_all()))
+    seen = []
+
+    @dataclass(frozen=True)
+    class Named(Problem):
+        code = Code.BP406
+        message_format = "{value}"
+        hint_format = "drop it"
+        value: str
+
+    @rules.rule("test_no_a", codes=[Code.BP406], deny=["tool a"], allow=["tool b"])
+    def no_a(inv, ctx):
+        """`tool a`.
+        A test rule."""
+        seen.append("test_no_a")
+        for word in inv.positionals:
+            if word.value == "a":
+                ctx.deny(Named("a"), word.span)
+
+    @rules.rule("test_no_b", codes=[Code.BP406], deny=["tool b"], allow=["tool a"],
+                unknown_operands=True)
+    def no_b(inv, ctx):
+        """`tool b`.
+        A test rule."""
+        seen.append("test_no_b")
+        for word in inv.positionals:
+            if word.value == "b":
+                ctx.deny(Named("b"), word.span)
+
+    return seen
+
+
+def _tool(**keys):
+    return Policy.from_mapping({"programs": {"tool": {"positionals": "read", **keys}}})
+
+
+def test_a_spec_may_name_several_rules_and_each_runs_in_order(two_rules):
+    policy = _tool(hooks=["test_no_a", "test_no_b"])
+    assert policy.spec("tool").hooks == ("test_no_a", "test_no_b")
+    verdict = check("tool a b c", policy)
+    assert [(d.rule, d.message) for d in verdict.denials] == [("test_no_a", "a"), ("test_no_b", "b")]
+    assert two_rules == ["test_no_a", "test_no_b"]
+    assert check("tool c", policy).allowed
+
+
+def test_an_operand_computed_at_run_time_is_denied_unless_every_rule_judges_it(two_rules):
+    assert check('tool -- "$X"', _tool(hooks=["test_no_b"])).allowed
+    assert not check('tool -- "$X"', _tool(hooks=["test_no_a", "test_no_b"])).allowed
+
+
+@pytest.mark.parametrize("keys, error", [
+    ({"hook": "test_no_a", "hooks": ["test_no_b"]}, "give one of them"),
+    ({"hooks": ["test_no_a", "test_no_a"]}, "names a rule twice"),
+    ({"hooks": ["test_no_a", "nope"]}, "hooks: no rule named 'nope'"),
+    ({"hooks": "test_no_a"}, "expected a list of strings"),
+])
+def test_rules_a_spec_names_are_checked_at_load(two_rules, keys, error):
+    from bash_policy.judge.policy import ConfigError
+
+    with pytest.raises(ConfigError, match=error):
+        _tool(**keys)
+
+
+def test_one_rule_may_be_named_with_hook():
+    assert Policy.default().spec("seq").hooks == ("seq_bounded",)
+
+
+def test_rule_modules_are_found_where_they_live():
+    from pathlib import Path
+
+    from bash_policy.judge import rules
+
+    here = Path(rules.__file__).parent
+    assert rules.modules() == sorted(p.stem for p in here.glob("*.py") if p.stem != "__init__")
+    for name, rule in RULES.items():
+        if rule.check is not None:
+            assert rule.check.__module__.rpartition(".")[2] in rules.modules(), name
+
+
+def test_every_denial_has_a_code_its_rule_declares():
+    """docs/rules.md lists each rule's codes: a denial's code is among them
+    for every corpus case and example (a rule that calls another's check
+    declares that one's codes too)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from messages import ROOT, commands
+
+    wrong = {}
+    for command, cwd in commands():
+        for d in check(command, cwd=None if cwd is None else str(ROOT / cwd)).denials:
+            if d.code not in RULES[d.rule].codes:
+                wrong.setdefault((d.rule, d.code.value), command)
+    assert not wrong, wrong

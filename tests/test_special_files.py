@@ -17,7 +17,7 @@ def codes(command, cwd):
 def test_committed_symlink_to_a_device_denies(tmp_path):
     (tmp_path / "README.md").symlink_to("/dev/zero")
     verdict = check("head -n 5 README.md", cwd=str(tmp_path))
-    assert [d.code for d in verdict.denials] == ["BP601"]
+    assert [d.code for d in verdict.denials] == ["BP603"]
     assert "/dev/zero" in verdict.denials[0].message and verdict.denials[0].effect == "hang"
     assert verdict.denials[0].rule == "special_operand"
 
@@ -27,8 +27,8 @@ def test_fifo_and_socket_deny(tmp_path):
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(tmp_path / "sock"))
     try:
-        assert codes("cat pipe", tmp_path) == ["BP601"]
-        assert codes("wc -l sock", tmp_path) == ["BP601"]
+        assert codes("cat pipe", tmp_path) == ["BP603"]
+        assert codes("wc -l sock", tmp_path) == ["BP603"]
         assert special_file(str(tmp_path / "sock")) == "a socket"
     finally:
         server.close()
@@ -46,8 +46,20 @@ def test_regular_files_directories_and_streams_pass(tmp_path):
 def test_cd_is_followed(tmp_path):
     (tmp_path / "sub").mkdir()
     os.mkfifo(tmp_path / "sub" / "p")
-    assert codes("cd sub && cat p", tmp_path) == ["BP601"]
+    assert codes("cd sub && cat p", tmp_path) == ["BP603"]
     assert check("cat p", cwd=str(tmp_path)).allowed
+
+
+def test_a_device_named_by_its_path_is_denied_once(tmp_path):
+    """Under /dev, /proc and /sys the name decides (BP406, BP403 for a flag's
+    value); the look on disk would only say the same again (issue 22.5)."""
+    (tmp_path / "z").symlink_to("/dev/zero")
+    for command, expected in (("cat /dev/zero", ["BP406"]), ("grep -f /dev/zero x", ["BP403"]),
+                              ('for x in /dev/zero; do wc -l "$x"; done', ["BP406"]),
+                              ("7z l /dev/zero", ["BP406"]), ("cat z /dev/zero", ["BP603", "BP406"])):
+        verdict = check(command, cwd=str(tmp_path))
+        assert [d.code for d in verdict.denials] == expected, command
+        assert verdict.denials[-1].effect == "hang", command
 
 
 def test_without_cwd_nothing_is_looked_up():
@@ -77,7 +89,7 @@ def test_a_link_to_standard_input_is_judged_by_name_not_by_the_checkers_stdin(tm
             for command in ("cat in\nls", "cat < in\nls", "sed 'r in' plain\nls",
                             "awk '{ getline x < \"in\" }' plain\nls"):
                 assert codes(command, tmp_path) == ["BP108"], command
-            assert codes("cat tty", tmp_path) == ["BP601"]
+            assert codes("cat tty", tmp_path) == ["BP603"]
             assert check("cat in", cwd=str(tmp_path)).allowed  # last line: nothing to read
         finally:
             os.dup2(saved, 0)
@@ -92,7 +104,7 @@ def test_globs_and_loop_words_are_looked_at(tmp_path):
     (tmp_path / "sub" / "z").symlink_to("/dev/zero")
     for command in ("cat ./*", "wc -l -- *", "cat */*", "cat s[u]b/*", 'cat "s"*/*',
                     'for x in ./*; do wc -l "$x"; done', 'for x in p; do wc -l "$x"; done'):
-        assert codes(command, tmp_path) == ["BP601"], command
+        assert codes(command, tmp_path) == ["BP603"], command
     for command in ("cat ./*.txt", "cat '*'", 'for x in ./*.txt; do wc -l "$x"; done',
                     "ls ./*"):
         assert check(command, cwd=str(tmp_path)).allowed, command
@@ -104,7 +116,7 @@ def test_values_of_flags_that_read_a_file_are_looked_up(tmp_path):
     (tmp_path / "f").write_text("x\n")
     os.mkfifo(tmp_path / "p")
     (tmp_path / "in").symlink_to("/dev/stdin")
-    assert codes("grep -f p f", tmp_path) == ["BP601"]
+    assert codes("grep -f p f", tmp_path) == ["BP603"]
     assert codes("grep -f in f\nls", tmp_path) == ["BP108"]
     assert check("grep -f f f\nls", cwd=str(tmp_path)).allowed
 
@@ -118,7 +130,7 @@ def test_files_a_rule_reads_are_looked_up(tmp_path):
     for command in ("jq . p", "jq --slurpfile v p . f.json", "yq . p", "tar -tf p", "tar tf p",
                     "tar -X p -tf f.json", "kubectl get -f p", "kubectl config view -o jsonpath-file=p",
                     "kubectl get pods -o go-template-file --template=p"):
-        assert codes(command, tmp_path) == ["BP601"], command
+        assert codes(command, tmp_path) == ["BP603"], command
     for command in ("jq . in\nls", "tar -tf in\nls", "kubectl config view -o jsonpath-file=in\nls"):
         assert codes(command, tmp_path) == ["BP108"], command
     for command in ("jq . f.json\nls", "tar -tf f.json\nls", "kubectl config view -o jsonpath-file=f.json\nls"):
@@ -133,7 +145,7 @@ def test_pwd_and_quoted_absolute_prefixes_are_looked_up(tmp_path):
     (tmp_path / "z").symlink_to("/dev/zero")
     for command in ('cat "$PWD/p"', "cat $PWD/p", 'cat "${PWD}/p"', 'head "$PWD"/p', 'wc -c "$PWD/z"',
                     'grep x "$PWD"/*', f"cat '{tmp_path}'/*"):
-        assert codes(command, tmp_path) == ["BP601"], command
+        assert codes(command, tmp_path) == ["BP603"], command
     for command in ('cat "$PWD/f"', 'grep x "$PWD"/f*', 'cat "$PWDX/p"'):
         assert check(command, cwd=str(tmp_path)).allowed, command
 
@@ -145,12 +157,12 @@ def test_project_files_a_program_reads_by_itself_are_looked_up(tmp_path):
     (tmp_path / "Cargo.toml").symlink_to("/dev/zero")
     os.mkfifo(tmp_path / "package.json")
     for command in ("cargo metadata --no-deps --format-version 1", "npm ls"):
-        assert codes(command, tmp_path) == ["BP601"], command
-        assert codes(command, tmp_path / "sub") == ["BP601"], command
+        assert codes(command, tmp_path) == ["BP603"], command
+        assert codes(command, tmp_path / "sub") == ["BP603"], command
     assert check("uv --version", cwd=str(tmp_path)).allowed
     (tmp_path / "sub" / ".ignore").symlink_to("/dev/zero")   # rg and fd read it before searching
     for command in ("rg x", "fd x", "fdfind x"):
-        assert codes(command, tmp_path / "sub") == ["BP601"], command
+        assert codes(command, tmp_path / "sub") == ["BP603"], command
 
 
 def test_tilde_plus_and_lists_of_files_in_a_value_are_looked_up(tmp_path):
@@ -160,7 +172,7 @@ def test_tilde_plus_and_lists_of_files_in_a_value_are_looked_up(tmp_path):
     (tmp_path / "z").symlink_to("/dev/zero")
     for command in ("cat ~+/p", "wc -c ~+/z", "file -m a:p a", "file --magic-file=a:z a",
                     "kubectl get -f a,p", "kubectl get --filename=a,z"):
-        assert codes(command, tmp_path) == ["BP601"], command
+        assert codes(command, tmp_path) == ["BP603"], command
     for command in ("cat ~+/a", "file -m a:a a", "kubectl get -f a,a"):
         assert check(command, cwd=str(tmp_path)).allowed, command
 
@@ -173,12 +185,22 @@ def test_files_git_and_cargo_read_by_themselves_and_the_directory_stack(tmp_path
     assert check("git log --oneline", cwd=str(repo)).allowed
     for name in ("objects/info/alternates", "MERGE_RR", "objects/info/commit-graph"):
         os.mkfifo(repo / ".git" / name)
-        assert codes("git log --oneline", repo) == ["BP601"], name
+        assert codes("git log --oneline", repo) == ["BP601"], name  # the repository cannot be judged
         os.unlink(repo / ".git" / name)
     crate = tmp_path / "crate"
     (crate / ".cargo").mkdir(parents=True)
     (crate / ".cargo" / "config.toml").symlink_to("/dev/stdin")
-    assert codes("cargo --version", crate) == ["BP601"]
+    assert codes("cargo --version", crate) == ["BP603"]
     os.mkfifo(tmp_path / "p")
     for command in ("cat ~0/p", "cat ~+0/p", "cat ~-0/p"):
-        assert codes(command, tmp_path) == ["BP601"], command
+        assert codes(command, tmp_path) == ["BP603"], command
+
+
+def test_a_zone_file_named_in_date_is_looked_up(tmp_path):
+    """`date -d 'TZ="PATH" now'` reads PATH as its zone file: a FIFO there
+    blocked date until killed (coreutils 9.1); a regular file passes."""
+    os.mkfifo(tmp_path / "zone")
+    (tmp_path / "plain").write_bytes(b"TZif")
+    assert codes(f"date -d 'TZ=\"{tmp_path}/zone\" now'", tmp_path) == ["BP603"]
+    assert codes(f"date -d 'TZ=\"{tmp_path}/plain\" now'", tmp_path) == []
+    assert codes(f"date -d 'TZ=\":{tmp_path}/zone\" now'", tmp_path) == ["BP603"]

@@ -23,18 +23,31 @@ def test_three_examples_are_documented():
     assert len(EXAMPLES) == 3
 
 
-def test_add_bat_with_pager_denied(tmp_path):
-    policy = policy_for("Add `bat`, with its pager flag denied", tmp_path)
-    assert codes("bat -n --paging=never src/app.py", policy) == []
-    assert codes("bat --pager 'sh -c id' x", policy) == ["BP400"]
-    assert codes("bat --paging=always x", policy) == ["BP403"]
-    assert codes("bat -n x", Policy.default()) == ["BP300"]
+def test_the_first_config_block_loads(tmp_path):
+    first = DOC.split("```toml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "bash-policy.toml").write_text(first)
+    policy = Policy.from_file(tmp_path / "bash-policy.toml")
+    assert check("acme-report -f json -n 5", policy).allowed
+    assert codes("acme-report -f json builds/", policy) == ["BP602"]  # scope_roots, no directory
 
 
-def test_add_tokei(tmp_path):
-    policy = policy_for("Add `tokei`", tmp_path)
-    assert codes("tokei -o json src", policy) == []
-    assert codes("tokei --input stats.json", policy) == ["BP401"]
+def test_add_an_own_tool_with_its_upload_flag_denied(tmp_path):
+    policy = policy_for("Add your team's own tool, with its upload flag denied", tmp_path)
+    assert codes("acme-report -f json -n 20 builds/", policy) == []
+    assert codes("acme-report --upload builds/", policy) == ["BP400"]
+    assert codes("acme-report --open builds/", policy) == ["BP400"]
+    assert codes("acme-report -f html builds/", policy) == ["BP403"]
+    assert codes("acme-report -q builds/", Policy.default()) == ["BP300"]
+
+
+def test_add_a_tool_with_subcommands(tmp_path):
+    policy = policy_for("Add a tool with subcommands", tmp_path)
+    assert codes("acmectl status -o json api", policy) == []
+    assert codes("acmectl logs -n 50 api", policy) == []
+    assert codes("acmectl logs -f api", policy) == ["BP400"]
+    assert codes("acmectl deploy api", policy) == ["BP405"]
+    assert codes("acmectl restart api", policy) == ["BP405"]
+    assert codes("acmectl", policy) == ["BP405"]
 
 
 def test_forbid_git_log_patch(tmp_path):
@@ -44,3 +57,19 @@ def test_forbid_git_log_patch(tmp_path):
     verdict = check("git log -p", policy)
     assert [d.code for d in verdict.denials] == ["BP400"]
     assert "git log --stat" in verdict.denials[0].hint
+
+
+def test_a_worked_example_that_no_longer_holds_fails_to_load(tmp_path):
+    import pytest
+
+    from bash_policy import ConfigError
+
+    text = EXAMPLES["Add your team's own tool, with its upload flag denied"]
+    (tmp_path / "bash-policy.toml").write_text(text.replace('"-q/--quiet",\n', '"-q/--quiet", "--upload",\n')
+                                               .replace('[programs.acme-report.deny."--upload"]\n'
+                                                        'effect = "network"\n', '[programs.x]\n')
+                                               .replace('why = "sends the report to the team\'s dashboard"\n'
+                                                        'fix = "drop --upload and read the report it prints"\n',
+                                                        'positionals = "read"\n'))
+    with pytest.raises(ConfigError, match=r"examples\.deny: `acme-report --upload builds/` is allowed"):
+        Policy.from_file(tmp_path / "bash-policy.toml")

@@ -20,7 +20,8 @@ from collections import defaultdict
 import pytest
 
 from bash_policy import check
-from bash_policy.judge import engine, values
+from bash_policy.judge import argv as argv_reader
+from bash_policy.judge import values
 
 _NAMES = ["x", "y"]
 _SCALARS = ["src", "'a b'", '""', "--pre=sh", "'*.py'", "-n", "' lead'", "'x  y'", "a:b", "'a\tb'",
@@ -81,14 +82,14 @@ def _bash_runs(scripts: list[str], tmp_path) -> dict[str, list[tuple[str, ...]]]
 def _checker_readings(scripts: list[str], monkeypatch) -> dict[str, tuple]:
     """The words the engine judged for each stub command (None: computed)."""
     seen: dict[str, tuple] = {}
-    original = engine.check_argv
+    original = argv_reader.check_argv
 
     def recording(words, ctx, appended=None):
         if words and words[0].value == "stub" and len(words) > 1:
             seen[words[1].value] = tuple(w.value for w in words[2:])
         return original(words, ctx, appended)
 
-    monkeypatch.setattr(engine, "check_argv", recording)
+    monkeypatch.setattr(argv_reader, "check_argv", recording)
     for script in scripts:
         check(script)
     return seen

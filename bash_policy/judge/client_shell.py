@@ -35,11 +35,12 @@ from typing import TYPE_CHECKING
 
 from ..read.model import GLOB, Command, For, Word, walk
 from .codes import Code, Effect
+from .problems import Problem
 from .rules import engine_rule
 from .special import on_disk
 
 if TYPE_CHECKING:
-    from .engine import Appended, Context
+    from .context import Appended, Context
 
 # bash's reserved words: an alias named like one changes how bash reads the
 # command (`alias if=…` turns `if true; then …` into a syntax error, tried).
@@ -108,6 +109,128 @@ CLIENT_WALKS = engine_rule("client_walks", """Walks meeting files that never end
     codes=[Code.BP703], deny=[], allow=["ls"],
     untestable="needs a client's shell state and a directory: tests/test_client_shell.py")
 
+@dataclass(frozen=True)
+class ShellStateUnknown(Problem):
+    """The client's shell state cannot be read (BP700) or turns on what is not modelled (BP701)."""
+
+    code = Code.BP700
+    effect = Effect.EXEC
+    rule = CLIENT_STATE
+    message_format = "{client} runs this in its own shell, and {why}"
+    hint_format = "{advice}"
+    client: str
+    why: str
+    advice: str  # the profile's way out (ShellState.fix)
+
+
+@dataclass(frozen=True)
+class ShellStateUnmodelled(ShellStateUnknown):
+    code = Code.BP701
+
+
+@dataclass(frozen=True)
+class NoCaseGlob(Problem):
+    code = Code.BP701
+    effect = Effect.HANG
+    rule = CLIENT_OPTIONS
+    message_format = ("`{word.text}`: nocaseglob is on in {client}'s shell ({source}), so the pattern also "
+                      "matches names in other cases, which the checker does not look at")
+    hint_format = "quote the pattern and let the program match it, or name the files"
+    word: Word
+    client: str
+    source: str
+
+
+@dataclass(frozen=True)
+class GlobStar(Problem):
+    code = Code.BP701
+    effect = Effect.HANG
+    rule = CLIENT_OPTIONS
+    message_format = ("`{word.text}`: globstar is on in {client}'s shell ({source}), so `**` matches every "
+                      "depth of the tree, whose files the checker does not look at (a link to /dev/zero "
+                      "deep inside never ends)")
+    hint_format = "use `rg --files -g GLOB` or `find DIR -name GLOB` to list them"
+    word: Word
+    client: str
+    source: str
+
+
+@dataclass(frozen=True)
+class NameUnknown(Problem):
+    code = Code.BP700
+    effect = Effect.EXEC
+    rule = CLIENT_NAMES
+    message_format = "`{name}` is not the program in {client}'s shell ({source}): {why}"
+    hint_format = "write `command {name} …` to run the program itself, or {advice}"
+    name: str
+    client: str
+    source: str
+    why: str
+    advice: str
+
+
+@dataclass(frozen=True)
+class NameDefined(Problem):
+    code = Code.BP700
+    effect = Effect.EXEC
+    rule = CLIENT_NAMES
+    name: str | None
+    defined_as: str  # "alias" or "function"
+    client: str
+    source: str
+    body: str  # as shown: blanks squeezed, cut at 120 characters
+    why: str
+    advice: str
+
+    def message(self) -> str:
+        what = "an alias" if self.defined_as == "alias" else "a function"
+        return f"`{self.name}` is {what} in {self.client}'s shell ({self.source}): `{self.body}`; {self.why}"
+
+    def hint(self) -> str:
+        skip = (" (`\\" + str(self.name) + "` skips only the alias)") if self.defined_as == "alias" else ""
+        return (f"write `command {self.name} …` to run the program itself{skip}, remove the "
+                f"{self.defined_as} from your shell's startup files, or {self.advice}")
+
+
+@dataclass(frozen=True)
+class CdableVars(Problem):
+    code = Code.BP701
+    effect = Effect.STATE
+    rule = CLIENT_OPTIONS
+    message_format = ("`cd {value}`: cdable_vars is on in {client}'s shell ({source}), so when {value} is "
+                      "not a directory cd goes to the directory ${value} names")
+    hint_format = "give the directory as a path (./NAME or an absolute path)"
+    value: str
+    client: str
+    source: str
+
+
+@dataclass(frozen=True)
+class WalkHangs(Problem):
+    code = Code.BP703
+    effect = Effect.HANG
+    rule = CLIENT_WALKS
+    message_format = "`{program.value}` walks the directory tree, and {why}; {client} {hangs}"
+    hint_format = "search a smaller directory or named files, or {advice}"
+    program: Word
+    why: str
+    client: str
+    hangs: str | None
+    advice: str
+
+
+@dataclass(frozen=True)
+class ClientStdin(Problem):
+    code = Code.BP702
+    effect = Effect.HANG
+    rule = CLIENT_STDIN
+    message_format = "`{command}` may read standard input, which in {client} is {stdin} here: it waits for ever"
+    hint_format = "give it its input (`< FILE`, a pipe) or name the files it should read"
+    command: str
+    client: str
+    stdin: str | None
+
+
 _QUOTED_ARGS = ('${1+"$@"}', '"$@"')  # the call's arguments, word for word
 # A walk looks at no more directories than this; past it the command is denied.
 MAX_WALKED = 20_000
@@ -159,9 +282,8 @@ def check_script(script, ctx: Context) -> bool:
     whole = _span(0, len(ctx.source))
     why = state.unknown or _unmodelled(state) or _repository_path(state, ctx)
     if why:
-        ctx.deny(Code.BP700 if state.unknown else Code.BP701, whole,
-                 f"{state.client} runs this in its own shell, and {why}", state.fix,
-                 Effect.EXEC, rule=CLIENT_STATE)
+        kind = ShellStateUnknown if state.unknown else ShellStateUnmodelled
+        ctx.deny(kind(state.client, why, state.fix), whole)
         return True
     for node in walk(script.body):
         words: tuple[Word, ...] = ()
@@ -219,18 +341,9 @@ def _check_glob_options(word: Word, state: ShellState, ctx: Context) -> None:
     if GLOB not in {e.kind for e in word.expansions}:
         return
     if "nocaseglob" in state.options:
-        ctx.deny(Code.BP701, word.span,
-                 f"`{word.text}`: nocaseglob is on in {state.client}'s shell ({state.source}), so "
-                 "the pattern also matches names in other cases, which the checker does not look at",
-                 "quote the pattern and let the program match it, or name the files", Effect.HANG,
-                 rule=CLIENT_OPTIONS)
+        ctx.deny(NoCaseGlob(word, state.client, state.source), word.span)
     elif "globstar" in state.options and "**" in word.text.split("/"):
-        ctx.deny(Code.BP701, word.span,
-                 f"`{word.text}`: globstar is on in {state.client}'s shell ({state.source}), so "
-                 "`**` matches every depth of the tree, whose files the checker does not look at "
-                 "(a link to /dev/zero deep inside never ends)",
-                 "use `rg --files -g GLOB` or `find DIR -name GLOB` to list them", Effect.HANG,
-                 rule=CLIENT_OPTIONS)
+        ctx.deny(GlobStar(word, state.client, state.source), word.span)
 
 
 # -- the name the shell looks up --------------------------------------------------------------
@@ -257,11 +370,8 @@ def check_names(segment: Command, ctx: Context) -> bool:
     if ("expand_aliases" in state.options and word.text == name and name in state.aliases):
         return _check_body(segment, k, "alias", state.aliases[name], ctx, state)
     if name in state.unknown_names:
-        ctx.deny(Code.BP700, word.span,
-                 f"`{name}` is not the program in {state.client}'s shell ({state.source}): "
-                 f"{state.unknown_names[name]}",
-                 f"write `command {name} …` to run the program itself, or {state.fix}",
-                 Effect.EXEC, rule=CLIENT_NAMES)
+        ctx.deny(NameUnknown(name, state.client, state.source, state.unknown_names[name], state.fix),
+                 word.span)
         return True
     if name in state.replacements:
         return False  # the program's own spec reads its arguments (the profile says why)
@@ -340,13 +450,7 @@ def _deny_name(word: Word, kind: str, body: str, why: str, ctx: Context, state: 
     shown = " ".join(body.split())
     if len(shown) > 120:
         shown = shown[:117] + "..."
-    ctx.deny(Code.BP700, word.span,
-             f"`{word.value}` is {'an alias' if kind == 'alias' else 'a function'} in "
-             f"{state.client}'s shell ({state.source}): `{shown}`; {why}",
-             f"write `command {word.value} …` to run the program itself"
-             + (" (`\\" + str(word.value) + "` skips only the alias)" if kind == "alias" else "")
-             + f", remove the {kind} from your shell's startup files, or {state.fix}",
-             Effect.EXEC, rule=CLIENT_NAMES)
+    ctx.deny(NameDefined(word.value, kind, state.client, state.source, shown, why, state.fix), word.span)
     return True
 
 
@@ -359,11 +463,7 @@ def _check_cdable(segment: Command, k: int, ctx: Context, state: ShellState) -> 
         if value.startswith("/") or all(
                 d is not None and os.path.isdir(os.path.join(d, value)) for d in ctx.directories()):
             return
-        ctx.deny(Code.BP701, word.span,
-                 f"`cd {value}`: cdable_vars is on in {state.client}'s shell ({state.source}), so "
-                 f"when {value} is not a directory cd goes to the directory ${value} names",
-                 "give the directory as a path (./NAME or an absolute path)", Effect.STATE,
-                 rule=CLIENT_OPTIONS)
+        ctx.deny(CdableVars(value, state.client, state.source), word.span)
         return
 
 
@@ -464,11 +564,7 @@ def _what(what: str) -> str:
 
 
 def _deny_walk(program: Word, why: str, ctx: Context, state: ShellState) -> None:
-    ctx.deny(Code.BP703, program.span,
-             f"`{program.value}` walks the directory tree, and {why}; {state.client} "
-             f"{state.hangs}",
-             f"search a smaller directory or named files, or {state.fix}", Effect.HANG,
-             rule=CLIENT_WALKS)
+    ctx.deny(WalkHangs(program, why, state.client, state.hangs, state.fix), program.span)
 
 
 # -- standard input -----------------------------------------------------------------------
@@ -487,10 +583,7 @@ def stdin_denied(node: Command, ctx: Context) -> bool:
         return False
     program = node.words[0]
     if ctx.reads_stdin and program.value not in state.stdin_unread:
-        ctx.deny(Code.BP702, program.span,
-                 f"`{ctx.source[node.span.start:node.span.end]}` may read standard input, which in "
-                 f"{state.client} is {state.stdin} here: it waits for ever",
-                 "give it its input (`< FILE`, a pipe) or name the files it should read",
-                 Effect.HANG, rule=CLIENT_STDIN)
+        ctx.deny(ClientStdin(ctx.source[node.span.start:node.span.end], state.client, state.stdin),
+                 program.span)
         return True
     return False

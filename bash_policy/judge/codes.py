@@ -63,6 +63,7 @@ class Code(str, Enum):
     BP600 = "BP600"
     BP601 = "BP601"
     BP602 = "BP602"
+    BP603 = "BP603"
     BP700 = "BP700"
     BP701 = "BP701"
     BP702 = "BP702"
@@ -311,12 +312,11 @@ _TABLE: tuple[CodeInfo, ...] = (
          "known to be inert, a post-index-change hook, a partial clone for a git command that reads "
          "objects (git would fetch them), a bisect term in BISECT_TERMS that names the `git bisect` "
          "subcommand given, a missing rr-cache directory for `git rerere` (rerere.enabled makes it "
-         "create one), a project .npmrc key outside npm's inert list, a read "
-         "operand that resolves to a FIFO, socket or device, a config file git or npm would hang or "
-         "die on; cargo or rustc under a rust-toolchain file that rustup would install; "
-         "also any of these after a `cd` whose target the checker cannot resolve.",
+         "create one), a project .npmrc key outside npm's inert list, a config file git or npm "
+         "would hang or die on; cargo or rustc under a rust-toolchain file that rustup would "
+         "install; also any of these after a `cd` whose target the checker cannot resolve.",
          "A repository's own config can make plain `git status` or `git diff` run a program; a "
-         "directory can hold a crafted repository, a FIFO or a symlink to a device.",
+         "directory can hold a crafted repository.",
          "# git status, in a repository whose .git/config sets core.fsmonitor",
          "Inspect the named file and remove the key (or trust it: trusted_repo_keys), or run the "
          "command outside plan mode with the hardened environment (bash_policy.hardened_env).",
@@ -327,6 +327,19 @@ _TABLE: tuple[CodeInfo, ...] = (
          "# cat /etc/passwd, with scope_roots set to the project",
          "Read files inside the project, or add the directory to scope_roots.",
          'cat src/main.py'),
+    CodeInfo("BP603", "special-file",
+         "With a working directory: a file the command would read that is a FIFO, socket or device "
+         "on disk, or a link to one: a read operand or a reading flag's value (followed through "
+         "links, in every directory the command may run in), a file a glob there matches, a file "
+         "the program opens beside or under one named (a spec's read shape: 7z's next volumes, "
+         "kubectl -f DIR), or a project file it reads by itself (Cargo.toml); and a directory too "
+         "large to look through.  (A path under /dev, /proc or /sys is denied without looking: "
+         "BP406, or BP403 as a flag's value.)",
+         "Reading one blocks or never ends, and a repository can hold a committed symlink "
+         "`README.md -> /dev/zero` or a FIFO from an archive.",
+         "# head -n 5 README.md, where README.md is a symlink to /dev/zero",
+         "Read a regular file; look at what the name is with `ls -l` or `stat`.",
+         'head -n 5 notes.txt'),
     CodeInfo("BP700", "client-shell-name",
          "A command for a client that runs it in its own shell (Claude Code's snapshot of your "
          "login shell), where a function or alias of that shell stands in for the program and its "
@@ -370,10 +383,3 @@ _TABLE: tuple[CodeInfo, ...] = (
 )
 CODES: dict[str, CodeInfo] = {c.code: c for c in _TABLE}
 assert set(CODES) == {c.value for c in Code}, "every code has one entry in the table"
-
-
-def code_for(name: str) -> CodeInfo:
-    for c in CODES.values():
-        if c.name == name:
-            return c
-    raise KeyError(name)

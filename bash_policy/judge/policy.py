@@ -153,9 +153,12 @@ class Policy:
         if not isinstance(programs, Mapping):
             raise ConfigError(f"{source}: programs: expected a table of programs")
         policy = cls._build(merged, programs, source)
-        # Build every user program now so a bad key fails at load, not mid-check.
+        # Build every user program now so a bad key fails at load, not mid-check,
+        # then run the examples the user wrote, against the policy they make.
         for name in programs:
             policy.spec(name)
+        for name in programs:
+            policy._run_examples(programs[name], f"programs.{name}")
         return policy
 
     @classmethod
@@ -269,6 +272,32 @@ class Policy:
             base = self._builtin_table(alias, files) or {}
             table = merge_tables(base, table)
         return table
+
+    def _run_examples(self, table: Mapping[str, Any], where: str) -> None:
+        """The `examples` of a user's program table and of its subcommand
+        tables, as Codex's execpolicy runs its rules' `match` examples: a
+        command meant to pass that is denied, or one meant to be denied with
+        a code that is not, fails the load with the example named (a spec
+        the user meant otherwise is never quietly in force)."""
+        from .engine import check  # the engine imports this module
+
+        examples = table.get("examples", {})
+        for command in examples.get("allow", []):
+            verdict = check(command, self)
+            if not verdict.allowed:
+                first = verdict.denials[0]
+                raise ConfigError(f"{self.source}: {where}.examples.allow: `{command}` is denied "
+                                  f"({first.code} {first.name}: {first.message}), but the example "
+                                  "says it passes")
+        for entry in examples.get("deny", []):
+            command, code = entry["cmd"], entry["code"]
+            got = [d.code for d in check(command, self).denials]
+            if code not in got:
+                what = f"denied with {', '.join(dict.fromkeys(got))} only" if got else "allowed"
+                raise ConfigError(f"{self.source}: {where}.examples.deny: `{command}` is {what}, "
+                                  f"but the example says it is denied with {code}")
+        for name, sub in table.get("sub", {}).items():
+            self._run_examples(sub, f"{where}.sub.{name}")
 
     def program_names(self) -> list[str]:
         names = {_stem_to_name(p.stem) for p in SPEC_DIR.glob("*.toml")}

@@ -13,8 +13,46 @@ path.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
-from ..read.model import TILDE
+from ..read.model import TILDE, Word
+from .codes import Code
+from .problems import Problem
+from .rules import engine_rule
+
+SCOPE = engine_rule("scope", """With `scope_roots` set: paths outside those directories.
+    Read-only tools still read secrets outside the project.""",
+    codes=[Code.BP602], deny=[], allow=["ls"],
+    untestable="needs a policy with scope_roots: tests/test_scope.py")
+
+
+@dataclass(frozen=True)
+class UnderHome(Problem):
+    code = Code.BP602
+    rule = SCOPE
+    message_format = "`{word.text}` is under a home directory, outside the scope roots"
+    hint_format = "read files inside the project"
+    word: Word
+
+
+@dataclass(frozen=True)
+class RelativeToUnknown(Problem):
+    code = Code.BP602
+    rule = SCOPE
+    message_format = "`{word.text}` is relative to a directory the checker cannot resolve"
+    hint_format = "use a path inside the project"
+    word: Word
+
+
+@dataclass(frozen=True)
+class OutsideScope(Problem):
+    code = Code.BP602
+    rule = SCOPE
+    message_format = "`{word.text}` resolves to {path}, outside the scope roots ({roots})"
+    hint_format = "read files inside the project, or add the directory to scope_roots"
+    word: Word
+    path: str
+    roots: str
 
 
 def _looks_like_path(text: str) -> bool:
@@ -53,18 +91,13 @@ def check_scope(segment, ctx) -> None:
     dirs = ctx.directories()
     for word, text in _candidates(segment):
         if text.startswith("~"):
-            ctx.deny("BP602", word.span, f"`{word.text}` is under a home directory, outside the "
-                     "scope roots", "read files inside the project")
+            ctx.deny(UnderHome(word), word.span)
             continue
         for directory in ([None] if text.startswith("/") else dirs):
             if directory is None and not text.startswith("/"):
-                ctx.deny("BP602", word.span, f"`{word.text}` is relative to a directory the "
-                         "checker cannot resolve", "use a path inside the project")
+                ctx.deny(RelativeToUnknown(word), word.span)
                 break
             path = os.path.realpath(os.path.join(directory or "/", text))
             if not _inside(path, roots):
-                ctx.deny("BP602", word.span,
-                         f"`{word.text}` resolves to {path}, outside the scope roots "
-                         f"({', '.join(roots)})",
-                         "read files inside the project, or add the directory to scope_roots")
+                ctx.deny(OutsideScope(word, path, ", ".join(roots)), word.span)
                 break

@@ -199,11 +199,6 @@ def instances(word: Word, source: str, variables: dict[str, Variable]) -> tuple[
     return tuple(out)
 
 
-def runs_commands(word: Word) -> bool:
-    """Whether the word holds a substitution whose commands were read."""
-    return any(e.kind in (COMMAND_SUB, PROCESS_SUB) and e.body is not None for e in word.expansions)
-
-
 def unknown_kinds_allowed(word: Word) -> bool:
     """Expansions the engine can reason about: parameters, command and process
     substitutions whose commands were read, tildes, globs, and arithmetic of

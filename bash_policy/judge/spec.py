@@ -170,7 +170,8 @@ class CommandSpec:
     sub_aliases: Mapping[str, str] = field(default_factory=dict)
     subcommand_required: bool = False
     denied: Reason | None = None
-    hook: str | None = None
+    # The program rules the engine calls after its own checks, in order (`hooks`).
+    hooks: tuple[str, ...] = ()
     numeric_flag: bool = False
     # Words starting with `+` are options too (lsof's `+D DIR`, `+r`): the spec
     # names such flags, allowed or denied.
@@ -203,6 +204,8 @@ class CommandSpec:
     # FIFO, which the run-time timeout bounds), so an operand whose value is
     # unknown cannot do harm even if it turns out to be a flag.
     harmless: bool = False
+    # The library it reads its arguments with, where that matters (PARSERS); "" when not stated.
+    parser: str = ""
     # Variables the command must set to stay read-only, with their allowed values.
     requires_env: Mapping[str, tuple[tuple[str, ...], Reason]] = field(default_factory=dict)
     # Commands that must pass and must be denied (with a code): run by the test suite.
@@ -321,20 +324,27 @@ def _effect(table: Any, where: str) -> Reason:
 
 _COMMAND_KEYS = {
     "summary", "checked", "style", "flags", "deny", "positionals", "sub", "subcommand_required",
-    "denied", "hook", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
+    "denied", "hook", "hooks", "numeric_flag", "double_dash", "use", "fragment", "replace", "name",
     "requires_env", "examples", "permute", "obsolete", "stdin", "stdin_skip", "harmless", "aliases",
-    "response_files", "project_files", "installed_in", "abbreviations", "modes",
+    "response_files", "project_files", "installed_in", "abbreviations", "modes", "parser",
 }
 STDIN_MODES = ("always", "never", "no-files")
+# The library a program reads its arguments with, where that matters beyond
+# `style`: clap (ripgrep 13, fd 8) refuses a separate value that starts with
+# `-` unless the flag allows it, Go's pflag (gh) lists every flag and its
+# value kind in --help.  A subcommand inherits its program's.
+PARSERS = ("clap", "pflag")
 
 
 def build_spec(name: str, table: Mapping[str, Any], where: str,
                path: tuple[str, ...] = (), fragments: Mapping[str, Any] | None = None,
                rule_exists: Callable[[str], bool] | None = None,
-               inherited_stdin: str = "always") -> CommandSpec:
+               inherited: Mapping[str, Any] | None = None) -> CommandSpec:
     """Build a `CommandSpec` from its TOML table; `where` names it in errors.
-    `rule_exists` validates hook names, so a spec naming an unknown rule fails
-    here, at load, and never in the middle of a check."""
+    `rule_exists` validates rule names, so a spec naming an unknown rule fails
+    here, at load, and never in the middle of a check.  `inherited` holds the
+    keys a subcommand takes from its program unless it says otherwise
+    (`stdin`, `parser`).  Each key is read by a helper of its own below."""
     if not isinstance(table, Mapping):
         raise SpecError(f"{where}: expected a table")
     unknown = set(table) - _COMMAND_KEYS
@@ -343,56 +353,147 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
     path = path + (name,)
     if fragments is None:
         fragments = table.get("fragment", {})
+    inherited = {key: table.get(key, value)
+                 for key, value in {"stdin": "always", "parser": "", **(inherited or {})}.items()}
+    flags = _flags(table, fragments, where)
+    style, permute = _style(table, where)
+    stdin, stdin_skip = _stdin(table, inherited["stdin"], where)
+    subs, sub_aliases = _subcommands(table, path, fragments, rule_exists, inherited, where)
+    denied = _effect(table["denied"], f"{where}.denied") if "denied" in table else None
+    positionals = _operands(table, flags, subs, denied, where)
+    examples_allow, examples_deny = _examples(table.get("examples", {}), f"{where}.examples")
+    return CommandSpec(
+        name=name,
+        path=path,
+        summary=_text(table, "summary", where),
+        checked=_text(table, "checked", where),
+        style=style,
+        flags=MappingProxyType(flags),
+        positionals=positionals,
+        subcommands=MappingProxyType(subs),
+        aliases=_aliases(table, path, where),
+        sub_aliases=MappingProxyType(sub_aliases),
+        subcommand_required=_flag_key(table, "subcommand_required", bool(subs), where),
+        denied=denied,
+        hooks=_hooks(table, rule_exists, where),
+        numeric_flag=_flag_key(table, "numeric_flag", False, where),
+        plus_options=any(n.startswith("+") for n in flags),
+        response_files=_flag_key(table, "response_files", False, where),
+        project_files=_names(table.get("project_files", []), f"{where}.project_files"),
+        installed_in=_directories(table.get("installed_in", []), f"{where}.installed_in"),
+        abbreviations=_abbreviations(table.get("abbreviations"), f"{where}.abbreviations"),
+        obsolete=_obsolete(table["obsolete"], f"{where}.obsolete", flags) if "obsolete" in table
+        else None,
+        modes=_modes(table["modes"], f"{where}.modes", flags) if "modes" in table else None,
+        permute=permute,
+        requires_env=MappingProxyType(_requires_env(table, where)),
+        double_dash=_flag_key(table, "double_dash", True, where),
+        stdin=stdin,
+        stdin_skip=stdin_skip,
+        harmless=_harmless(table, flags, positionals, where),
+        parser=_parser(inherited["parser"], where),
+        examples_allow=examples_allow,
+        examples_deny=examples_deny,
+    )
+
+
+def _flag_key(table: Mapping[str, Any], key: str, default: bool, where: str) -> bool:
+    """A key that is true or false (`double_dash = false`)."""
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise SpecError(f"{where}.{key}: must be true or false")
+    return value
+
+
+def _text(table: Mapping[str, Any], key: str, where: str) -> str:
+    value = table.get(key, "")
+    if not isinstance(value, str):
+        raise SpecError(f"{where}.{key}: must be a string")
+    return value
+
+
+def _flags(table: Mapping[str, Any], fragments: Mapping[str, Any], where: str) -> dict[str, Flag]:
+    """Every flag by each of its names: `flags`, then `deny`, with the shared
+    lists of the fragments it `use`s spliced in first.  A denial always wins
+    over an allowance of the same name."""
     flag_texts = list(_list_of_flags(table.get("flags", []), f"{where}.flags"))
     deny_table = dict(table.get("deny", {}))
     for used in _list_of_str(table.get("use", []), f"{where}.use"):
         if used not in fragments:
             raise SpecError(f"{where}.use: no fragment named {used!r}")
-        frag = fragments[used]
-        flag_texts = list(_list_of_flags(frag.get("flags", []), f"fragment.{used}.flags")) + flag_texts
-        deny_table = {**frag.get("deny", {}), **deny_table}
-
+        fragment = fragments[used]
+        flag_texts = list(_list_of_flags(fragment.get("flags", []), f"fragment.{used}.flags")) + flag_texts
+        deny_table = {**fragment.get("deny", {}), **deny_table}
     flags: dict[str, Flag] = {}
     for text in flag_texts:
-        flag = parse_flag(text, f"{where}.flags")
-        for n in flag.names:
-            flags[n] = flag
-    for text, effect_table in deny_table.items():
-        flag = parse_flag(text, f"{where}.deny")
-        flag = Flag(flag.names, flag.value, flag.metavar, flag.choices,
-                    _effect(effect_table, f"{where}.deny.{text!r}"), flag.reads)
-        for n in flag.names:
-            flags[n] = flag  # a denial always wins over an allowance
+        allowed = parse_flag(text, f"{where}.flags")
+        for n in allowed.names:
+            flags[n] = allowed
+    for text, reason in deny_table.items():
+        denied = parse_flag(text, f"{where}.deny", _effect(reason, f"{where}.deny.{text!r}"))
+        for n in denied.names:
+            flags[n] = denied
+    return flags
 
+
+def _style(table: Mapping[str, Any], where: str) -> tuple[str, bool]:
+    """The option grammar, and whether options may follow operands."""
     style = table.get("style", "gnu")
     if style not in STYLES:
         raise SpecError(f"{where}.style: must be one of {', '.join(STYLES)}")
     permute = table.get("permute", style != "posix")
     if not isinstance(permute, bool) or (permute and style == "posix"):
         raise SpecError(f"{where}.permute: must be true or false (and false for style posix)")
+    return style, permute
 
-    stdin = table.get("stdin", inherited_stdin)  # a subcommand inherits its program's
+
+def _stdin(table: Mapping[str, Any], inherited: str, where: str) -> tuple[str, int]:
+    """Whether it reads standard input (a subcommand inherits its program's),
+    and the operands before the files."""
+    stdin = table.get("stdin", inherited)
     if stdin not in STDIN_MODES:
         raise SpecError(f"{where}.stdin: must be one of {', '.join(STDIN_MODES)}")
     stdin_skip = table.get("stdin_skip", 0)
-    if not isinstance(stdin_skip, int) or stdin_skip < 0:
+    if not isinstance(stdin_skip, int) or isinstance(stdin_skip, bool) or stdin_skip < 0:
         raise SpecError(f"{where}.stdin_skip: must be a non-negative integer")
+    return stdin, stdin_skip
+
+
+def _parser(parser: Any, where: str) -> str:
+    if parser != "" and parser not in PARSERS:
+        raise SpecError(f"{where}.parser: must be one of {', '.join(PARSERS)}")
+    return parser
+
+
+def _aliases(table: Mapping[str, Any], path: tuple[str, ...], where: str) -> tuple[str, ...]:
     aliases = tuple(_list_of_str(table.get("aliases", []), f"{where}.aliases"))
     if aliases and not path[:-1]:
         raise SpecError(f"{where}.aliases: only a subcommand has aliases (a program uses alias_of)")
+    return aliases
+
+
+def _subcommands(table: Mapping[str, Any], path: tuple[str, ...], fragments: Mapping[str, Any],
+                 rule_exists: Callable[[str], bool] | None, inherited: Mapping[str, Any],
+                 where: str) -> tuple[dict[str, CommandSpec], dict[str, str]]:
+    """The subcommands, each a spec of its own, and each alias with the
+    subcommand it names."""
     subs: dict[str, CommandSpec] = {}
     sub_aliases: dict[str, str] = {}
     for sub_name, sub_table in dict(table.get("sub", {})).items():
         subs[sub_name] = build_spec(sub_name, sub_table, f"{where}.sub.{sub_name}", path, fragments,
-                                    rule_exists, stdin)
+                                    rule_exists, inherited)
         for alias in subs[sub_name].aliases:
             if alias in table["sub"] or alias in sub_aliases:
                 raise SpecError(f"{where}.sub.{sub_name}.aliases: {alias!r} already names a subcommand")
             sub_aliases[alias] = sub_name
-    denied = _effect(table["denied"], f"{where}.denied") if "denied" in table else None
-    # No default that allows: a spec must say what its operands are.  Only a
-    # program that is denied whole, or whose first operand picks a subcommand,
-    # may leave it out, and then it takes no other operands.
+    return subs, sub_aliases
+
+
+def _operands(table: Mapping[str, Any], flags: Mapping[str, Flag], subs: Mapping[str, Any],
+              denied: Reason | None, where: str) -> Positionals:
+    """No default that allows: a spec must say what its operands are.  Only a
+    program that is denied whole, or whose first operand picks a subcommand,
+    may leave it out, and then it takes no other operands."""
     if "positionals" not in table and not subs and denied is None:
         raise SpecError(f"{where}.positionals: required: say what the operands are "
                         f"(\"read\", \"none\", \"command\" or \"hook\")")
@@ -400,6 +501,11 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
     for flag_name in positionals.pattern or ():
         if flag_name not in flags:
             raise SpecError(f"{where}.positionals.pattern: {flag_name!r} is not a flag of this spec")
+    return positionals
+
+
+def _requires_env(table: Mapping[str, Any], where: str) -> dict[str, tuple[tuple[str, ...], Reason]]:
+    """Variables the command must set to stay read-only, with their allowed values."""
     requires_env = {}
     for var, req in dict(table.get("requires_env", {})).items():
         here = f"{where}.requires_env.{var}"
@@ -409,44 +515,28 @@ def build_spec(name: str, table: Mapping[str, Any], where: str,
         if not values:
             raise SpecError(f"{here}.values: list at least one value")
         requires_env[var] = (values, _effect({k: v for k, v in req.items() if k != "values"}, here))
-    hook = table.get("hook")
-    if hook is not None and not isinstance(hook, str):
-        raise SpecError(f"{where}.hook: must be a string")
-    if hook is not None and rule_exists is not None and not rule_exists(hook):
-        raise SpecError(f"{where}.hook: no rule named {hook!r} (`bash-policy rules` lists them)")
-    examples_allow, examples_deny = _examples(table.get("examples", {}), f"{where}.examples")
-    return CommandSpec(
-        name=name,
-        path=path,
-        summary=str(table.get("summary", "")),
-        checked=str(table.get("checked", "")),
-        style=style,
-        flags=MappingProxyType(flags),
-        positionals=positionals,
-        subcommands=MappingProxyType(subs),
-        aliases=aliases,
-        sub_aliases=MappingProxyType(sub_aliases),
-        subcommand_required=_subcommand_required(table, subs, where),
-        denied=denied,
-        hook=hook,
-        numeric_flag=bool(table.get("numeric_flag", False)),
-        plus_options=any(n.startswith("+") for n in flags),
-        response_files=bool(table.get("response_files", False)),
-        project_files=_names(table.get("project_files", []), f"{where}.project_files"),
-        installed_in=_directories(table.get("installed_in", []), f"{where}.installed_in"),
-        abbreviations=_abbreviations(table.get("abbreviations"), f"{where}.abbreviations"),
-        obsolete=_obsolete(table["obsolete"], f"{where}.obsolete", flags) if "obsolete" in table
-        else None,
-        modes=_modes(table["modes"], f"{where}.modes", flags) if "modes" in table else None,
-        permute=permute,
-        requires_env=MappingProxyType(requires_env),
-        double_dash=bool(table.get("double_dash", True)),
-        stdin=stdin,
-        stdin_skip=stdin_skip,
-        harmless=_harmless(table, flags, positionals, where),
-        examples_allow=examples_allow,
-        examples_deny=examples_deny,
-    )
+    return requires_env
+
+
+def _hooks(table: Mapping[str, Any], rule_exists: Callable[[str], bool] | None,
+           where: str) -> tuple[str, ...]:
+    """The program rules the engine calls after its own checks, in order:
+    `hooks = ["a", "b"]`, or `hook = "a"` for one."""
+    if "hook" in table and "hooks" in table:
+        raise SpecError(f"{where}: `hook` names one rule, `hooks` several; give one of them")
+    if "hook" in table:
+        key, hooks = "hook", table["hook"]
+        if not isinstance(hooks, str):
+            raise SpecError(f"{where}.hook: must be a string")
+        hooks = [hooks]
+    else:
+        key, hooks = "hooks", _list_of_str(table.get("hooks", []), f"{where}.hooks")
+    if len(set(hooks)) != len(hooks):
+        raise SpecError(f"{where}.{key}: names a rule twice")
+    for hook in hooks:
+        if rule_exists is not None and not rule_exists(hook):
+            raise SpecError(f"{where}.{key}: no rule named {hook!r} (`bash-policy rules` lists them)")
+    return tuple(hooks)
 
 
 def _names(value: Any, where: str) -> tuple[str, ...]:
@@ -498,15 +588,6 @@ def installed_in(spec: CommandSpec, directory: str) -> bool:
                 w == p or (w == "*" and p not in ("", ".", "..")) for w, p in zip(wanted, parts)):
             return True
     return False
-
-
-def _subcommand_required(table: Mapping[str, Any], subs: Mapping[str, Any], where: str) -> bool:
-    """Whether a spec with subcommands must be given one (the default): `git rerere`
-    alone records resolutions; `subcommand_required = false` allows it bare."""
-    required = table.get("subcommand_required", bool(subs))
-    if not isinstance(required, bool):
-        raise SpecError(f"{where}.subcommand_required: must be true or false")
-    return required
 
 
 def _harmless(table: Mapping[str, Any], flags: Mapping[str, Flag], positionals: Positionals,

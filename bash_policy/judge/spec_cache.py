@@ -115,8 +115,8 @@ def _hooks(value: Any) -> dict[str, str]:
     stack = [value] if hasattr(value, "subcommands") else []
     while stack:
         spec = stack.pop()
-        if spec.hook:
-            found[spec.hook] = rules.get(spec.hook).check.__module__
+        for hook in spec.hooks:
+            found[hook] = rules.get(hook).check.__module__
         stack.extend(spec.subcommands.values())
     return found
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..read.model import Command, Script, Span, to_dict
-from .codes import CODES
+from .codes import CODES, Code, Effect
+from .rules import RuleName
 
 # The version of the JSON forms (docs/model.md): raised when a field changes or
 # goes away, not when one is added.
@@ -67,14 +68,21 @@ class Denial:
     the edits that resolve this denial, where the engine knows them.
     """
 
-    code: str
+    code: Code
     message: str
     hint: str
     span: Span
     segment: int | None = None
-    effect: str | None = None
-    rule: str = ""  # the rule that produced it (docs/rules.md)
+    effect: Effect | None = None
+    rule: RuleName = RuleName("")  # the rule that produced it (docs/rules.md)
     fix: Fix | None = None
+    kind: str = ""  # the kind of problem (judge/problems.py), for the message snapshots
+
+    def __post_init__(self) -> None:
+        # Typed end to end: a code or effect given as text must be one that exists.
+        object.__setattr__(self, "code", Code(self.code))
+        if self.effect is not None:
+            object.__setattr__(self, "effect", Effect(self.effect))
 
     @property
     def name(self) -> str:
@@ -112,14 +120,14 @@ class Verdict:
             "allowed": self.allowed,
             "denials": [
                 {
-                    "code": d.code,
+                    "code": d.code.value,
                     "name": d.name,
                     "message": d.message,
                     "hint": d.hint,
                     "span": [d.span.start, d.span.end],
                     "text": self.command[d.span.start:d.span.end],
                     "segment": d.segment,
-                    "effect": d.effect,
+                    "effect": d.effect.value if d.effect is not None else None,
                     "rule": d.rule,
                     "url": CODES[d.code].url,
                     "fix": d.fix.to_dict() if d.fix is not None else None,

@@ -11,18 +11,13 @@ between two independent implementations.  Any difference denies (BP106).
 
 bashlex, a port of bash's yacc grammar (the optional `[crosscheck]` extra),
 is a third reading where it can read the command: a difference denies too;
-a command it cannot read (compound commands, `time`) gets a note.  The
-default install is as safe as the one with the extra: the two required
-readings decide, and no corpus case depends on which is installed.
-`Policy.crosscheck`: "auto" (bashlex when installed), "required" (deny
-without it), "off" (no bashlex).  Tree-sitter always runs.
+a command it cannot read (compound commands, `time`) gets a note.  This
+module compares; bash_policy/judge/readings.py decides which readings are
+taken and denies.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import sys
 from dataclasses import dataclass
 
 from .model import (
@@ -43,9 +38,6 @@ from .model import (
     While,
     Word,
 )
-
-_HINT = ("write it so every bash parser reads it one way: plain quoting, no line continuations "
-         "inside words, here-documents last; `bash-policy explain` shows the readings")
 
 
 @dataclass(frozen=True)
@@ -108,26 +100,27 @@ def _ops(node: List) -> tuple[str, ...]:
     return ops
 
 
-def _compare_lists(a: List | None, b: List | None, span: Span) -> None:
+def _compare_lists(a: List | None, b: List | None, span: Span, bodies: bool) -> None:
     _same(span, "whether there is a command", a is not None, b is not None)
     if a is None or b is None:
         return
     _same(a.span, "the number of pipelines", len(a.items), len(b.items))
     _same(a.span, "the operators between pipelines", _ops(a), _ops(b))
     for x, y in zip(a.items, b.items):
-        _compare_pipelines(x, y)
+        _compare_pipelines(x, y, bodies)
 
 
-def _compare_pipelines(a: Pipeline, b: Pipeline) -> None:
+def _compare_pipelines(a: Pipeline, b: Pipeline, bodies: bool) -> None:
     _same(a.span, "the number of commands in a pipeline", len(a.commands), len(b.commands))
     _same(a.span, "the `!` of a pipeline", a.negated, b.negated)
     _same(a.span, "whether `time` applies", a.timed, b.timed)
     _same(a.span, "which pipes also carry standard error", a.stderr, b.stderr)
     for x, y in zip(a.commands, b.commands):
-        _compare_nodes(x, y)
+        _compare_nodes(x, y, bodies)
 
 
-def _compare_words(what: str, a, b, span: Span) -> None:
+def _compare_words(what: str, a, b, span: Span, bodies: bool) -> None:
+    """`bodies`: also compare the commands inside substitutions (bashlex does not read them)."""
     _same(span, f"the number of {what}", len(a), len(b))
     for x, y in zip(a, b):
         # Equal spans and equal `_word` descriptions, tested without building them.
@@ -136,134 +129,85 @@ def _compare_words(what: str, a, b, span: Span) -> None:
                   (y.span.start, y.span.end))
         if x.value != y.value or (x.value is None and x.text != y.text):
             _same(x.span, f"the value of `{x.text}`", _word(x), _word(y))
-        if not _BODIES:
+        if not bodies:
             continue
         xs = [e.body for e in x.expansions if e.body is not None]
         ys = [e.body for e in y.expansions if e.body is not None]
         _same(x.span, f"the substitutions in `{x.text}`", len(xs), len(ys))
         for p, q in zip(xs, ys):
-            _compare_lists(p, q, x.span)
+            _compare_lists(p, q, x.span, bodies)
 
 
-def _compare_redirects(a, b, span: Span) -> None:
+def _compare_redirects(a, b, span: Span, bodies: bool) -> None:
     _same(span, "the number of redirections", len(a), len(b))
     for x, y in zip(a, b):
         _same(x.span, "a redirection", _redirect(x), _redirect(y))
         if x.target is not None and y.target is not None:
-            _compare_words("a redirection target", (x.target,), (y.target,), x.span)
+            _compare_words("a redirection target", (x.target,), (y.target,), x.span, bodies)
 
 
-def _compare_nodes(a, b) -> None:
+def _compare_nodes(a, b, bodies: bool) -> None:
     _same(a.span, "the kind of command", type(a).__name__, type(b).__name__)
     if isinstance(a, Command):
         _same(a.span, "the assignments", [(x.name, _word(x.value)) for x in a.assignments],
               [(y.name, _word(y.value)) for y in b.assignments])
         _compare_words("the assignment values", [x.value for x in a.assignments],
-                       [y.value for y in b.assignments], a.span)
+                       [y.value for y in b.assignments], a.span, bodies)
         for mine, theirs in zip(a.assignments, b.assignments):
             _same(mine.span, "whether an assignment is an array", mine.elements is None,
                   theirs.elements is None)
-            _compare_words("an array's elements", mine.elements or (), theirs.elements or (), mine.span)
-        _compare_words("the words", a.words, b.words, a.span)
+            _compare_words("an array's elements", mine.elements or (), theirs.elements or (), mine.span,
+                           bodies)
+        _compare_words("the words", a.words, b.words, a.span, bodies)
     elif isinstance(a, (Subshell, Group)):
-        _compare_lists(a.body, b.body, a.span)
+        _compare_lists(a.body, b.body, a.span, bodies)
     elif isinstance(a, If):
         _same(a.span, "the number of `if`/`elif` branches", len(a.branches), len(b.branches))
         for (test, body), (test2, body2) in zip(a.branches, b.branches):
-            _compare_lists(test, test2, a.span)
-            _compare_lists(body, body2, a.span)
-        _compare_lists(a.orelse, b.orelse, a.span) if a.orelse or b.orelse else None
+            _compare_lists(test, test2, a.span, bodies)
+            _compare_lists(body, body2, a.span, bodies)
+        _compare_lists(a.orelse, b.orelse, a.span, bodies) if a.orelse or b.orelse else None
     elif isinstance(a, For):
         _same(a.span, "the loop variable", a.name, b.name)
         _same(a.span, "whether the loop has `in`", a.words is None, b.words is None)
-        _compare_words("the loop's words", a.words or (), b.words or (), a.span)
-        _compare_lists(a.body, b.body, a.span)
+        _compare_words("the loop's words", a.words or (), b.words or (), a.span, bodies)
+        _compare_lists(a.body, b.body, a.span, bodies)
     elif isinstance(a, ArithFor):
         _same(a.span, "the expressions of `for (( ))`", (a.init, a.test, a.update),
               (b.init, b.test, b.update))
-        _compare_lists(a.body, b.body, a.span)
+        _compare_lists(a.body, b.body, a.span, bodies)
     elif isinstance(a, While):
         _same(a.span, "`while` or `until`", a.until, b.until)
-        _compare_lists(a.test, b.test, a.span)
-        _compare_lists(a.body, b.body, a.span)
+        _compare_lists(a.test, b.test, a.span, bodies)
+        _compare_lists(a.body, b.body, a.span, bodies)
     elif isinstance(a, Case):
-        _compare_words("the case word", (a.word,), (b.word,), a.span)
+        _compare_words("the case word", (a.word,), (b.word,), a.span, bodies)
         _same(a.span, "the number of case arms", len(a.arms), len(b.arms))
         for x, y in zip(a.arms, b.arms):
-            _compare_words("the case patterns", x.patterns, y.patterns, x.span)
+            _compare_words("the case patterns", x.patterns, y.patterns, x.span, bodies)
             _same(x.span, "how a case arm ends", x.terminator or ";;", y.terminator or ";;")
-            _compare_lists(x.body, y.body, x.span)
+            _compare_lists(x.body, y.body, x.span, bodies)
     elif isinstance(a, Arith):
         _same(a.span, "the arithmetic", a.expression.strip(), b.expression.strip())
     elif isinstance(a, Cond):
-        _compare_words("the words of `[[ ]]`", a.words, b.words, a.span)
-    _compare_redirects(a.redirects, b.redirects, a.span)
-
-
-_BODIES = True  # whether substitution bodies are compared (bashlex's reader does not read them)
+        _compare_words("the words of `[[ ]]`", a.words, b.words, a.span, bodies)
+    _compare_redirects(a.redirects, b.redirects, a.span, bodies)
 
 
 def compare(exact: Script, other: Script, reader: str) -> Difference | None:
     """The first difference between the exact reading and another, or None.
     bashlex's reader leaves substitutions unread (the word is denied anyway
-    unless both required readers agree on the commands inside)."""
-    global _BODIES
-    _BODIES = reader != "bashlex"
+    unless both required readers agree on the commands inside), so it is
+    compared without them; the choice is passed down, never kept in the
+    module, so that checks in several threads cannot flip it for each other."""
+    bodies = reader != "bashlex"
     whole = Span(0, len(exact.source))
     if other.problems and not exact.problems:
         code, span, message, _ = other.problems[0]
         return Difference(span, "this command", "it without error", f"an error ({message})", reader)
     try:
-        _compare_lists(exact.body, other.body, whole)
+        _compare_lists(exact.body, other.body, whole, bodies)
     except _Mismatch as mismatch:
         span, what, mine, theirs = mismatch.args4
         return Difference(span, what, mine, theirs, reader)
     return None
-
-
-def _bashlex_installed() -> bool:
-    if "bashlex" in sys.modules:
-        return sys.modules["bashlex"] is not None
-    return _bashlex_found()
-
-
-@functools.cache
-def _bashlex_found() -> bool:
-    """Looked up once per process: a failed import searches every path entry
-    again on each call, which cost more than the rest of the check."""
-    return importlib.util.find_spec("bashlex") is not None
-
-
-def cross_check(script: Script, ctx) -> None:
-    """Re-read `script.source` with tree-sitter, then bashlex; deny (BP106) on
-    any difference from the exact reading."""
-    from . import parse_cache, treesitter
-
-    ctx.segment = None
-    difference = compare(script, parse_cache.read(treesitter.parse, script.source), "tree-sitter")
-    if difference is not None:
-        ctx.deny("BP106", difference.span, difference.message, _HINT, rule="readings")
-        return
-    mode = ctx.policy.crosscheck
-    if mode == "off":
-        ctx.notes.append("cross-check: tree-sitter agreed; bashlex off")
-        return
-    if not _bashlex_installed():
-        if mode == "required":
-            ctx.deny("BP106", Span(0, len(script.source)),
-                     "the policy requires the bashlex cross-check, but bashlex is not installed",
-                     "install it (pip install 'bash-policy[crosscheck]') or set crosscheck = \"auto\"")
-        else:
-            ctx.notes.append("cross-check: tree-sitter agreed; bashlex not installed")
-        return
-    from . import bashlex_reader
-
-    reading = parse_cache.read(bashlex_reader.parse, script.source)
-    if reading.problems:
-        ctx.notes.append("cross-check: tree-sitter agreed; bashlex cannot read this command")
-        return
-    difference = compare(script, reading, "bashlex")
-    if difference is not None:
-        ctx.deny("BP106", difference.span, difference.message, _HINT, rule="readings")
-        return
-    ctx.notes.append("cross-check: tree-sitter and bashlex agreed")

@@ -3,7 +3,7 @@
 This reader decides what a command means; tree-sitter (and bashlex, when
 installed) must read it the same way before anything is allowed
 (bash_policy/read/crosscheck.py).  It follows bash 5.2's parse.y, checked
-against /bin/bash 5.2.15 (tests/test_exact_reader.py, tests/fuzz/):
+against /bin/bash 5.2.15 (tests/test_grammar_oracle.py and tests/fuzz/):
 
 - Tokens (read_token): blanks are space and tab; a backslash-newline pair
   is removed wherever bash's shell_getc removes it (outside single quotes,

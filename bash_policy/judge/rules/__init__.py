@@ -3,7 +3,7 @@
 Engine rules are the generic checks every program gets (an unknown flag, a
 writing redirection); program rules are small typed functions, registered
 with `@rule` in the module of the program they serve and named by specs
-(`hook = "git_branch"`).  One registry serves three purposes: spec hook names
+(`hooks = ["git_branch"]`).  One registry serves three purposes: spec hook names
 are validated against it when a spec is built, `Denial.rule` names the rule
 that produced each denial, and docs/rules.md is generated from it.  Every
 rule carries examples that must be denied by it and examples that must pass
@@ -13,23 +13,29 @@ it; tests/test_rules.py runs them all.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NewType
 
 from ..codes import Code
 
 if TYPE_CHECKING:
-    from ..engine import Context, Invocation
+    from ..context import Context, Invocation
 
     Check = Callable[[Invocation, Context], None]
+
+
+# A rule's name as the registry knows it (Denial.rule): only `rule` and
+# `engine_rule` make one, so a denial never names a rule that does not exist.
+RuleName = NewType("RuleName", str)
 
 
 @dataclass(frozen=True)
 class Rule:
     """A named check.  `check` is None for rules the engine applies itself."""
 
-    name: str
+    name: RuleName
     summary: str
     why: str
     codes: tuple[Code, ...]
@@ -50,9 +56,6 @@ class Rule:
 
 
 RULES: dict[str, Rule] = {}
-# Modules holding program rules, imported together on first lookup.
-_MODULES = ("archives", "awk", "cd", "containers", "files", "find", "gh", "git", "jq", "listing",
-            "npm", "pythonenv", "repository", "sed", "system", "toolchain", "tree", "wrappers")
 _loaded = False
 
 
@@ -79,7 +82,7 @@ def rule(name: str, *, codes: Iterable[Code], deny: Iterable[str], allow: Iterab
 
     def register(check: Check) -> Check:
         summary, why = _doc(check.__doc__, name)
-        _register(Rule(name, summary, why, tuple(codes), tuple(deny), tuple(allow), check,
+        _register(Rule(RuleName(name), summary, why, tuple(codes), tuple(deny), tuple(allow), check,
                        untestable, None if reads is None else frozenset(reads), unknown_operands))
         return check
 
@@ -87,18 +90,25 @@ def rule(name: str, *, codes: Iterable[Code], deny: Iterable[str], allow: Iterab
 
 
 def engine_rule(name: str, doc: str, *, codes: Iterable[Code], deny: Iterable[str],
-                allow: Iterable[str], untestable: str = "") -> str:
+                allow: Iterable[str], untestable: str = "") -> RuleName:
     """Register one of the engine's own checks; returns its name for `Denial.rule`."""
     summary, why = _doc(doc, name)
-    _register(Rule(name, summary, why, tuple(codes), tuple(deny), tuple(allow), None, untestable))
-    return name
+    _register(Rule(RuleName(name), summary, why, tuple(codes), tuple(deny), tuple(allow), None,
+                   untestable))
+    return RuleName(name)
+
+
+def modules() -> list[str]:
+    """The modules of this package, found where it lives: a new rule's module
+    is imported by being there, never by being added to a list."""
+    return sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.ispkg)
 
 
 def load_all() -> dict[str, Rule]:
     """Every rule: importing the program-rule modules registers them."""
     global _loaded
     if not _loaded:
-        for module in _MODULES:
+        for module in modules():
             importlib.import_module(f"{__name__}.{module}")
         from .. import engine  # noqa: F401  (registers the engine rules)
 

@@ -10,7 +10,12 @@ unless they write to standard output, list or test.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ...read.model import Word
 from ..codes import Code, Effect
+from ..problems import Problem
+from ..spec import Flag
 from ..special import stdin_in
 from . import rule
 
@@ -23,11 +28,56 @@ def _remote(value: str) -> bool:
     return colon > 0 and "/" not in value[:colon]
 
 
+@dataclass(frozen=True)
+class RemoteArchive(Problem):
+    code = Code.BP403
+    effect = Effect.NETWORK
+    message_format = "`tar -f {value}` names a remote archive (HOST:FILE), which tar reaches by running rsh or ssh"
+    hint_format = "add --force-local if it is a local file, or write it as ./{value}"
+    value: str
+
+
+@dataclass(frozen=True)
+class OldOptionsExpand(Problem):
+    code = Code.BP401
+    message_format = "`tar {word.text}`: tar reads its first word as option letters, and this one expands"
+    hint_format = "write the options with a dash first: tar -tf ARCHIVE ..."
+    word: Word
+
+
+@dataclass(frozen=True)
+class UnknownOptionLetter(Problem):
+    code = Code.BP401
+    message_format = "`tar {cluster}`: `{letter}` is not an allowed option letter of tar"
+    hint_format = "write the options with a dash, e.g. tar -tzf ARCHIVE"
+    cluster: str
+    letter: str
+
+
+@dataclass(frozen=True)
+class DeniedOptionLetter(Problem):
+    code = Code.BP400
+    cluster: str
+    letter: str
+    flag: Flag
+
+    @property
+    def reason(self):
+        assert self.flag.denied is not None
+        return self.flag.denied
+
+    def message(self) -> str:
+        return f"`tar {self.cluster}`: `{self.letter}` (tar {self.flag.display}) {self.reason.why}"
+
+    def hint(self) -> str:
+        return self.reason.fix or "drop it"
+
+    def consequence(self):
+        return self.reason.effect
+
+
 def _deny_remote(ctx, word, value: str) -> None:
-    ctx.deny(Code.BP403, word.span,
-             f"`tar -f {value}` names a remote archive (HOST:FILE), which tar reaches by running rsh "
-             "or ssh", f"add --force-local if it is a local file, or write it as ./{value}",
-             Effect.NETWORK)
+    ctx.deny(RemoteArchive(value), word.span)
 
 
 @rule("tar_archive", codes=[Code.BP400, Code.BP401, Code.BP403],
@@ -42,23 +92,16 @@ def tar_archive(inv, ctx) -> None:
     first = inv.words[1] if len(inv.words) > 1 else None
     if first is not None and inv.positionals and inv.positionals[0] is first:
         if first.value is None:
-            ctx.deny(Code.BP401, first.span,
-                     f"`tar {first.text}`: tar reads its first word as option letters, and this one "
-                     "expands", "write the options with a dash first: tar -tf ARCHIVE ...")
+            ctx.deny(OldOptionsExpand(first), first.span)
             return
         values = iter(inv.positionals[1:])
         for letter in first.value:
             flag = spec.flags.get("-" + letter)
-            shown = f"`tar {first.value}`"
             if flag is None:
-                ctx.deny(Code.BP401, first.span,
-                         f"{shown}: `{letter}` is not an allowed option letter of tar",
-                         "write the options with a dash, e.g. tar -tzf ARCHIVE")
+                ctx.deny(UnknownOptionLetter(first.value, letter), first.span)
                 return
             if flag.denied is not None:
-                ctx.deny(Code.BP400, first.span,
-                         f"{shown}: `{letter}` (tar {flag.display}) {flag.denied.why}",
-                         flag.denied.fix or "drop it", flag.denied.effect)
+                ctx.deny(DeniedOptionLetter(first.value, letter, flag), first.span)
                 return
             if flag.value == "required":
                 holder = next(values, None)
@@ -72,6 +115,42 @@ def tar_archive(inv, ctx) -> None:
         ctx.reads_stdin = True  # no -f (Debian's default archive is `-`), or -f -
 
 
+@dataclass(frozen=True)
+class UnzipExtracts(Problem):
+    code = Code.BP406
+    effect = Effect.WRITE
+    message_format = "`unzip` without -l, -v, -Z, -t, -z, -p or -c extracts the archive's files to disk"
+    hint_format = "list the members instead: unzip -l {archive.text}"
+    archive: Word
+
+
+@dataclass(frozen=True)
+class UnzipSetsTime(Problem):
+    code = Code.BP400
+    effect = Effect.WRITE
+    message_format = "`unzip -T` sets each archive's modification time to its newest member's"
+    hint_format = "drop -T (after -Z it is zipinfo's time format)"
+
+
+@dataclass(frozen=True)
+class ZipWrites(Problem):
+    code = Code.BP406
+    effect = Effect.WRITE
+    message_format = "`zip` without -sf creates or changes an archive"
+    hint_format = "list what it holds or would take: zip -sf ARCHIVE [FILES], or unzip -l ARCHIVE"
+
+
+@dataclass(frozen=True)
+class ReplacesFile(Problem):
+    code = Code.BP406
+    effect = Effect.WRITE
+    message_format = "`{program} {file.text}` replaces the file with its {copy} copy"
+    hint_format = "print it with `{program} -c`, list it with -l or test it with -t"
+    program: str
+    file: Word
+    copy: str  # "compressed" or "uncompressed"
+
+
 @rule("unzip_mode", codes=[Code.BP406, Code.BP400],
       deny=["unzip a.zip", "unzip -q a.zip", "unzip -T -l a.zip"],
       allow=["unzip -l a.zip", "unzip -Z -T a.zip", "unzip"])
@@ -83,15 +162,11 @@ def unzip_mode(inv, ctx) -> None:
         return  # unzip alone prints its help
     names = [use.name for use in inv.flags]
     if not inv.modes():
-        ctx.deny(Code.BP406, inv.positionals[0].span,
-                 "`unzip` without -l, -v, -Z, -t, -z, -p or -c extracts the archive's files to disk",
-                 f"list the members instead: unzip -l {inv.positionals[0].text}", Effect.WRITE)
+        ctx.deny(UnzipExtracts(inv.positionals[0]), inv.positionals[0].span)
         return
     zipinfo = names.index("-Z") if "-Z" in names else len(names)
     if "-T" in names[:zipinfo]:
-        ctx.deny(Code.BP400, inv.words[0].span,
-                 "`unzip -T` sets each archive's modification time to its newest member's",
-                 "drop -T (after -Z it is zipinfo's time format)", Effect.WRITE)
+        ctx.deny(UnzipSetsTime(), inv.words[0].span)
 
 
 @rule("zip_show", codes=[Code.BP406],
@@ -104,9 +179,7 @@ def zip_show(inv, ctx) -> None:
     if inv.modes() or (not inv.positionals and names <= _ZIP_INFO):
         return
     at = inv.positionals[0].span if inv.positionals else inv.words[0].span
-    ctx.deny(Code.BP406, at, "`zip` without -sf creates or changes an archive",
-             "list what it holds or would take: zip -sf ARCHIVE [FILES], or unzip -l ARCHIVE",
-             Effect.WRITE)
+    ctx.deny(ZipWrites(), at)
 
 
 @rule("compressor_to_stdout", codes=[Code.BP406],
@@ -126,8 +199,5 @@ def compressor_to_stdout(inv, ctx) -> None:
         return
     files = [w for w in inv.positionals if w.value != "-"]
     if files:
-        name = inv.spec.display
-        ctx.deny(Code.BP406, files[0].span,
-                 f"`{name} {files[0].text}` replaces the file with its "
-                 f"{'uncompressed' if '-d' in inv.modes() else 'compressed'} copy",
-                 f"print it with `{name} -c`, list it with -l or test it with -t", Effect.WRITE)
+        copy = "uncompressed" if "-d" in inv.modes() else "compressed"
+        ctx.deny(ReplacesFile(inv.spec.display, files[0], copy), files[0].span)

@@ -13,10 +13,24 @@ every `@` (gawk's @load, @include and indirect calls, which reach system).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from ..codes import Code
+from ...read.model import Word
+from ..codes import Code, Effect
+from ..problems import Problem
 from . import rule
 from .script import STREAM_FILES, Finding, ReadsFile, Unreadable, already_denied, judge_pieces, script_operand
+
+
+@dataclass(frozen=True)
+class NetworkInputFile(Problem):
+    code = Code.BP407
+    effect = Effect.NETWORK
+    message_format = ("`{word.text}` names a gawk network special file (/inet/...): read as input it "
+                      "opens a network connection")
+    hint_format = "drop it; network access needs leaving plan mode"
+    word: Word
+
 
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -347,10 +361,7 @@ def _inet_inputs(inv, ctx, files) -> None:
             values.append((word, word.value))
     for word, value in values:
         if _unescaped(value).startswith(INET):
-            ctx.deny(Code.BP407, word.span,
-                     f"`{word.text}` names a gawk network special file (/inet/...): read as input "
-                     "it opens a network connection", "drop it; network access needs leaving plan mode",
-                     "network")
+            ctx.deny(NetworkInputFile(word), word.span)
 
 
 def _reads_stdin(inv, ctx, sources, files) -> None:

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 from ...read.model import Word
 from ...repo.files import Unreadable, physical
 from ..codes import Code, Effect
+from ..problems import Problem
 from . import rule
 from .cd import known_directories
 from .files import check_read_paths
@@ -43,15 +45,75 @@ _COMPOSE_VALUED = {"-f", "--file", "-p", "--project-name", "--project-directory"
 _NO_PROJECT = {"ls", "version"}
 
 
+@dataclass(frozen=True)
+class StatsStreams(Problem):
+    code = Code.BP405
+    effect = Effect.HANG
+    message_format = "`{program}` keeps streaming resource usage and never ends"
+    hint_format = "print one sample: {program} --no-stream"
+    program: str
+
+
+@dataclass(frozen=True)
+class ComposeFileUnseen(Problem):
+    code = Code.BP403
+    effect = Effect.NETWORK
+    message_format = "`docker compose -f {value}` loads the compose file from {source}, which the checker cannot see"
+    hint_format = "save the file locally and name its path"
+    value: str
+    source: str  # "standard input" or "a remote resource"
+
+
+@dataclass(frozen=True)
+class ComposeProjectUnreadable(Problem):
+    code = Code.BP601
+    effect = Effect.NETWORK
+    message_format = "the compose project cannot be judged: {error}"
+    hint_format = "name a project directory inside the repository"
+    error: Exception
+
+
+@dataclass(frozen=True)
+class ComposeFileVariable(Problem):
+    code = Code.BP601
+    effect = Effect.NETWORK
+    message_format = ("`docker compose {sub}` reads {env}, which sets COMPOSE_FILE: the compose files are "
+                      "chosen by the file, not by the command")
+    hint_format = "name the files with -f, or read them with cat"
+    sub: str
+    env: str
+
+
+@dataclass(frozen=True)
+class ComposeRemoteFile(Problem):
+    code = Code.BP601
+    effect = Effect.NETWORK
+    message_format = ("`docker compose {sub}` loads {path}, which {why} (Compose fetches remote files, "
+                      "with variables interpolated into their address)")
+    hint_format = ("read the file instead (cat {path}); `docker ps --filter "
+                   "label=com.docker.compose.project=NAME` lists the project's containers")
+    sub: str
+    path: str
+    why: str
+
+
+@dataclass(frozen=True)
+class ManifestUrl(Problem):
+    code = Code.BP403
+    effect = Effect.NETWORK
+    message_format = "`{program} -f {url}` fetches the manifest from that address"
+    hint_format = "download nothing in plan mode; name a local file"
+    program: str
+    url: str
+
+
 @rule("docker_stats_once", codes=[Code.BP405],
       deny=["docker stats", "docker container stats web"], allow=["docker stats --no-stream"])
 def docker_stats_once(inv, ctx) -> None:
     """`docker stats` without --no-stream, which streams until stopped.
     Only --no-stream makes it print one sample and end."""
     if not inv.has("--no-stream"):
-        ctx.deny(Code.BP405, inv.words[0].span,
-                 f"`{inv.spec.display}` keeps streaming resource usage and never ends",
-                 f"print one sample: {inv.spec.display} --no-stream", Effect.HANG)
+        ctx.deny(StatsStreams(inv.spec.display), inv.words[0].span)
 
 
 def _compose_arguments(words) -> tuple[list[tuple[str, object]], str | None]:
@@ -139,10 +201,7 @@ def docker_compose_files(inv, ctx) -> None:
         if name in ("-f", "--file"):
             if value == "-" or _REMOTE.search(value):
                 what = "standard input" if value == "-" else "a remote resource"
-                ctx.deny(Code.BP403, anchor,
-                         f"`docker compose -f {value}` loads the compose file from {what}, which the "
-                         "checker cannot see", "save the file locally and name its path",
-                         Effect.NETWORK)
+                ctx.deny(ComposeFileUnseen(value, what), anchor)
                 return
             files.append(value)
         elif name == "--project-directory":
@@ -154,17 +213,13 @@ def docker_compose_files(inv, ctx) -> None:
         try:
             paths, project = _project_files(directory, files, project_dir)
         except Unreadable as error:
-            ctx.deny(Code.BP601, anchor, f"the compose project cannot be judged: {error}",
-                     "name a project directory inside the repository", Effect.NETWORK)
+            ctx.deny(ComposeProjectUnreadable(error), anchor)
             return
         envs = [os.path.join(directory, e) for e in env_files] or [os.path.join(project, ".env")]
         for env in envs:
             text = _read(env) if os.path.isfile(env) else ""
             if text is None or _COMPOSE_FILE_VAR.search(text):
-                ctx.deny(Code.BP601, anchor,
-                         f"`docker compose {sub}` reads {env}, which sets COMPOSE_FILE: the compose "
-                         "files are chosen by the file, not by the command",
-                         "name the files with -f, or read them with cat", Effect.NETWORK)
+                ctx.deny(ComposeFileVariable(sub, env), anchor)
                 return
         for path in paths:
             if not os.path.isfile(path):
@@ -172,12 +227,7 @@ def docker_compose_files(inv, ctx) -> None:
             text = _read(path)
             why = _remote_risk(text)
             if why:
-                ctx.deny(Code.BP601, anchor,
-                         f"`docker compose {sub}` loads {path}, which {why} (Compose fetches remote "
-                         "files, with variables interpolated into their address)",
-                         f"read the file instead (cat {path}); `docker ps --filter "
-                         "label=com.docker.compose.project=NAME` lists the project's containers",
-                         Effect.NETWORK)
+                ctx.deny(ComposeRemoteFile(sub, path, why), anchor)
                 return
 
 
@@ -199,9 +249,7 @@ def kubectl_files(inv, ctx) -> None:
     paths = []
     for use in inv.uses("-f", "--filename"):
         if use.value is not None and "://" in use.value:
-            ctx.deny(Code.BP403, (use.value_word or use.word).span,
-                     f"`{inv.spec.display} -f {use.value}` fetches the manifest from that address",
-                     "download nothing in plan mode; name a local file", Effect.NETWORK)
+            ctx.deny(ManifestUrl(inv.spec.display, use.value), (use.value_word or use.word).span)
     template_is_file = False
     for use in inv.uses("-o", "--output"):
         form, eq, path = (use.value or "").partition("=")

@@ -16,11 +16,13 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+from dataclasses import dataclass
 
-from ...read.model import GLOB
+from ...read.model import GLOB, Word
 from ...read.words import WordSyntaxError, scan_word
 from ...repo.files import resolve
 from ..codes import Code, Effect
+from ..problems import Problem
 from ..special import on_disk, special_in, stdin_in
 from . import engine_rule
 
@@ -32,8 +34,71 @@ _PWD_TILDE = re.compile(r"~(?:\+0?|0|-0)(?=/|\Z)")
 
 SPECIAL = engine_rule("special_operand", """Read operands that resolve to a FIFO, socket or device instead of a file.
     Reading one blocks or never ends, and a symlink in the repository can point there.""",
-    codes=[Code.BP601], deny=[], allow=["head -n 5 README.md"],
+    codes=[Code.BP603], deny=[], allow=["head -n 5 README.md"],
     untestable="needs a directory holding a FIFO or a device symlink: tests/test_special_files.py")
+
+
+@dataclass(frozen=True)
+class SpecialOnDisk(Problem):
+    code = Code.BP603
+    effect = Effect.HANG
+    rule = SPECIAL
+    message_format = "`{word.text}` is {what}{target}: reading it blocks or never ends"
+    hint_format = "read a regular file; look at what the name is with `ls -l` or `stat`"
+    word: Word
+    what: str  # as special.on_disk says it: "a FIFO", "a socket", "a device or kernel file"
+    target: str  # " (it resolves to PATH)", or ""
+
+
+@dataclass(frozen=True)
+class TooManyAround(Problem):
+    code = Code.BP603
+    effect = Effect.HANG
+    rule = SPECIAL
+    message_format = "`{program}` opens the files around `{word.text}`, more than the checker looks through ({limit})"
+    hint_format = "name the files it should read"
+    program: str
+    word: Word
+    limit: int
+
+
+@dataclass(frozen=True)
+class SpecialAround(Problem):
+    code = Code.BP603
+    effect = Effect.HANG
+    rule = SPECIAL
+    message_format = ("`{program}` opens the files {where} `{word.text}`, and `{entry}` is {what}: reading "
+                      "it blocks or never ends")
+    hint_format = "move the special file away, or name the regular files to read"
+    program: str
+    where: str  # "under" or "beside"
+    word: Word
+    entry: str
+    what: str
+
+
+@dataclass(frozen=True)
+class SpecialMatch(Problem):
+    code = Code.BP603
+    effect = Effect.HANG
+    rule = SPECIAL
+    message_format = "`{word.text}` matches `{entry}`, which is {what}: reading it blocks or never ends"
+    hint_format = "name the regular files to read, or narrow the pattern"
+    word: Word
+    entry: str
+    what: str
+
+
+@dataclass(frozen=True)
+class DeviceValue(Problem):
+    """A flag's value, or a file named inside one, under /dev, /proc or /sys."""
+
+    code = Code.BP403
+    effect = Effect.HANG
+    message_format = "`{program}` would read `{path}`, a device or kernel file whose reading may never end"
+    hint_format = "read a regular file"
+    program: str  # the program, with the flag where one names the file
+    path: str | None
 
 
 # A glob is looked at in at most this many directory entries; past it, the
@@ -159,10 +224,7 @@ def _check_path(word, path: str, ctx) -> bool:
         return False
     real = resolve(path)
     target = f" (it resolves to {real})" if real != os.path.normpath(path) else ""
-    ctx.deny(Code.BP601, word.span,
-             f"`{word.text}` is {what}{target}: reading it blocks or never ends",
-             "read a regular file; look at what the name is with `ls -l` or `stat`",
-             Effect.HANG, rule=SPECIAL)
+    ctx.deny(SpecialOnDisk(word, what, target), word.span)
     return True
 
 
@@ -185,21 +247,14 @@ def check_around(words, shape: str, ctx, display: str) -> None:
                      else [os.path.join(directory, seen.value)])
             found = _around(paths, shape)
             if found is None:
-                ctx.deny(Code.BP601, word.span,
-                         f"`{display}` opens the files around `{word.text}`, more than the checker "
-                         f"looks through ({_MAX_ENTRIES})", "name the files it should read",
-                         Effect.HANG, rule=SPECIAL)
+                ctx.deny(TooManyAround(display, word, _MAX_ENTRIES), word.span)
                 return
             for entry, what in found:
                 if what == "stdin":
                     ctx.reads_stdin = True
                     continue
                 where = "under" if shape == "directory" else "beside"
-                ctx.deny(Code.BP601, word.span,
-                         f"`{display}` opens the files {where} `{word.text}`, and "
-                         f"`{os.path.relpath(entry, directory)}` is {what}: reading it blocks or "
-                         "never ends", "move the special file away, or name the regular files to read",
-                         Effect.HANG, rule=SPECIAL)
+                ctx.deny(SpecialAround(display, where, word, os.path.relpath(entry, directory), what), word.span)
                 return
 
 
@@ -279,9 +334,7 @@ def check_read_paths(words, ctx, display: str) -> None:
         if word.value == "-" or stdin_in(word.value, ctx.directories()):
             ctx.reads_stdin = True
         elif special_in(word.value, ctx.directories()):
-            ctx.deny(Code.BP403, word.span,
-                     f"`{display}` would read `{word.value}`, a device or kernel file whose reading "
-                     "may never end", "read a regular file", Effect.HANG)
+            ctx.deny(DeviceValue(display, word.value), word.span)
         else:
             on_disk_checked.append(word)
     check_special_operands(on_disk_checked, ctx)
@@ -294,10 +347,6 @@ def _check_glob(word, pattern: str, directory: str, ctx) -> bool:
         if what == "stdin":
             ctx.reads_stdin = True
         elif what is not None:
-            ctx.deny(Code.BP601, word.span,
-                     f"`{word.text}` matches `{os.path.relpath(path, directory)}`, which is "
-                     f"{what}: reading it blocks or never ends",
-                     "name the regular files to read, or narrow the pattern",
-                     Effect.HANG, rule=SPECIAL)
+            ctx.deny(SpecialMatch(word, os.path.relpath(path, directory), what), word.span)
             return True
     return False

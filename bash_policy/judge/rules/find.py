@@ -9,9 +9,21 @@ checker has not paired with its primary, so it is denied.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ...read.model import Word
 from ..codes import Code
+from ..problems import Problem
 from . import rule
 from .script import already_denied
+
+
+@dataclass(frozen=True)
+class OperandAfterExpression(Problem):
+    code = Code.BP406
+    message_format = "`{word.text}` follows the expression; find reads only the first words as starting points"
+    hint_format = "put the starting points before the expression, and quote patterns (`find src -name '*.py'`)"
+    word: Word
 
 _OPERATORS = {"!", "(", ")", ","}
 _LEADING = {"-H", "-L", "-P", "-D", "-O0", "-O1", "-O2", "-O3"}
@@ -33,9 +45,5 @@ def check(inv, ctx) -> None:
     first = min(starts)
     for word in inv.positionals:
         if index[id(word)] > first and word.value not in _OPERATORS:
-            ctx.deny(Code.BP406, word.span,
-                     f"`{word.text}` follows the expression; find reads only the first words as "
-                     "starting points",
-                     "put the starting points before the expression, and quote patterns "
-                     "(`find src -name '*.py'`)")
+            ctx.deny(OperandAfterExpression(word), word.span)
             return

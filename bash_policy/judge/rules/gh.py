@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ...read.model import Word
 from ..codes import Code, Effect
+from ..problems import Problem
 from . import rule
 
 _FIELDS = frozenset({"-f", "-F"})
@@ -30,10 +33,109 @@ _GITHUB_HOSTS = frozenset({"github.com", "www.github.com", "api.github.com", "gi
 _REPO_NAME = re.compile(r"(?:github\.com/)?[^/:@\s]+/[^/:@\s]+", re.IGNORECASE)
 
 
+@dataclass(frozen=True)
+class OtherHost(Problem):
+    code = Code.BP403
+    effect = Effect.NETWORK
+    message_format = ("`{text}` sends the request to a host other than github.com, with "
+                      "GH_ENTERPRISE_TOKEN attached when it is set")
+    hint_format = "query github.com; other hosts need leaving plan mode"
+    text: str
+
+
+@dataclass(frozen=True)
+class JqReadsEnvironment(Problem):
+    code = Code.BP407
+    effect = Effect.LEAK
+    message_format = "the jq filter reads environment variables (`env`, `$ENV`), which can hold tokens"
+    hint_format = "drop `env`/`$ENV` from the filter"
+
+
+@dataclass(frozen=True)
+class ConfigKeyOutsideSettings(Problem):
+    code = Code.BP406
+    effect = Effect.LEAK
+    message_format = ("`gh config get {word.text}` reads a key outside gh's settings; hosts.yml holds "
+                      "`oauth_token`, which `gh config get oauth_token -h HOST` prints")
+    hint_format = "`gh config list` shows every setting: {settings}"
+    word: Word
+    settings: str
+
+
+@dataclass(frozen=True)
+class ExtensionShadows(Problem):
+    code = Code.BP405
+    effect = Effect.EXEC
+    message_format = ("the gh extension {path} is installed: a gh without a built-in `{name}` command "
+                      "(older ones, 2.23 among them) runs the extension instead")
+    hint_format = "remove or rename the extension, or read the same with `gh api`"
+    path: str
+    name: str
+
+
+@dataclass(frozen=True)
+class MethodOverrideHeader(Problem):
+    code = Code.BP400
+    effect = Effect.NETWORK
+    message_format = "the header `{header}` asks the server for another HTTP method"
+    hint_format = "drop the header"
+    header: str | None
+
+
+@dataclass(frozen=True)
+class SendsLocalFile(Problem):
+    code = Code.BP400
+    effect = Effect.LEAK
+    message_format = "`gh api -F {field}` sends the contents of a local file, which the checker cannot see"
+    hint_format = "write the value literally with -f key=value"
+    field: str | None
+
+
+@dataclass(frozen=True)
+class NotGraphqlMethod(Problem):
+    code = Code.BP403
+    effect = Effect.NETWORK
+    message_format = "`gh api -X {method}` is not a GraphQL request method"
+    hint_format = "drop -X; GraphQL queries are sent with POST"
+    method: str | None
+
+
+@dataclass(frozen=True)
+class WritingMethod(Problem):
+    code = Code.BP403
+    effect = Effect.NETWORK
+    message_format = "`gh api -X {given}` sends a {method} request, which can change things on GitHub"
+    hint_format = "use -X GET (the default); changing things needs leaving plan mode"
+    given: str | None
+    method: str
+
+
+@dataclass(frozen=True)
+class FieldsPost(Problem):
+    code = Code.BP403
+    effect = Effect.NETWORK
+    message_format = "fields (-f/-F) make `gh api` send a POST request, which can create or change things"
+    hint_format = "add `-X GET` to send the fields as query parameters"
+
+
+@dataclass(frozen=True)
+class GraphqlUnparsed(Problem):
+    code = Code.BP407
+    message_format = "the GraphQL document does not parse, so its operations are unknown"
+    hint_format = "fix the document's brackets and quotes"
+
+
+@dataclass(frozen=True)
+class GraphqlWrites(Problem):
+    code = Code.BP407
+    effect = Effect.NETWORK
+    message_format = "the GraphQL document holds a `{operation}` operation, and only queries are read-only"
+    hint_format = "send a `query {{ … }}` document; mutations need leaving plan mode"
+    operation: str
+
+
 def _deny_host(ctx, word, text: str) -> None:
-    ctx.deny(Code.BP403, word.span,
-             f"`{text}` sends the request to a host other than github.com, with GH_ENTERPRISE_TOKEN "
-             "attached when it is set", "query github.com; other hosts need leaving plan mode", Effect.NETWORK)
+    ctx.deny(OtherHost(text), word.span)
 
 
 def _foreign_url(value: str | None) -> bool:
@@ -77,9 +179,7 @@ def gh_jq(inv, ctx) -> None:
     gh evaluates --jq with the process environment loaded: `env.GH_TOKEN` prints a secret."""
     for use in inv.uses("--jq"):
         if use.value is not None and _JQ_ENVIRONMENT.search(use.value):
-            ctx.deny(Code.BP407, use.word.span,
-                     "the jq filter reads environment variables (`env`, `$ENV`), which can hold tokens",
-                     "drop `env`/`$ENV` from the filter", Effect.LEAK)
+            ctx.deny(JqReadsEnvironment(), use.word.span)
 
 
 # The keys `gh config list` prints (gh 2.23.0).  Any other key is read from
@@ -96,11 +196,7 @@ def gh_config_key(inv, ctx) -> None:
     Other keys are read from config.yml and hosts.yml, which holds the oauth token."""
     for word in inv.positionals:
         if word.value not in _CONFIG_KEYS:
-            ctx.deny(Code.BP406, word.span,
-                     f"`gh config get {word.text}` reads a key outside gh's settings; hosts.yml "
-                     "holds `oauth_token`, which `gh config get oauth_token -h HOST` prints",
-                     "`gh config list` shows every setting: " + ", ".join(sorted(_CONFIG_KEYS)),
-                     Effect.LEAK)
+            ctx.deny(ConfigKeyOutsideSettings(word, ", ".join(sorted(_CONFIG_KEYS))), word.span)
 
 
 def _extension_dirs() -> list[str]:
@@ -111,7 +207,7 @@ def _extension_dirs() -> list[str]:
     return [os.path.join(base, "extensions") for base in bases if base]
 
 
-@rule("gh_newer_command", codes=[Code.BP405],
+@rule("gh_newer_command", codes=[Code.BP405, Code.BP407],
       deny=[], allow=["gh cache list", "gh variable list -R o/r", "gh org list"],
       untestable="needs an installed gh extension of that name: tests/test_git_gh.py")
 def gh_newer_command(inv, ctx) -> None:
@@ -127,11 +223,7 @@ def gh_newer_command(inv, ctx) -> None:
         for directory in _extension_dirs():
             path = os.path.join(directory, f"gh-{name}")
             if os.path.lexists(path):
-                ctx.deny(Code.BP405, inv.words[0].span,
-                         f"the gh extension {path} is installed: a gh without a built-in `{name}` "
-                         "command (older ones, 2.23 among them) runs the extension instead",
-                         "remove or rename the extension, or read the same with `gh api`",
-                         Effect.EXEC)
+                ctx.deny(ExtensionShadows(path, name), inv.words[0].span)
                 return
 
 
@@ -152,35 +244,23 @@ def gh_api(inv, ctx) -> None:
             _deny_host(ctx, word, word.text)
     for use in inv.uses("-H"):
         if _METHOD_OVERRIDE.match(use.value or ""):
-            ctx.deny(Code.BP400, use.word.span,
-                     f"the header `{use.value}` asks the server for another HTTP method",
-                     "drop the header", Effect.NETWORK)
+            ctx.deny(MethodOverrideHeader(use.value), use.word.span)
     fields = inv.uses(*_FIELDS)
     for use in fields:
         if "-F" in use.flag.names and "=@" in (use.value or ""):
-            value = use.value
-            ctx.deny(Code.BP400, use.word.span,
-                     f"`gh api -F {value}` sends the contents of a local file, which the checker "
-                     "cannot see",
-                     "write the value literally with -f key=value", Effect.LEAK)
+            ctx.deny(SendsLocalFile(use.value), use.word.span)
     methods = inv.uses("-X")
     method = (methods[-1].value or "").upper() if methods else None
     endpoint = inv.positionals[0].value if inv.positionals else None
     if endpoint and _is_graphql(endpoint):
         if method not in (None, "GET", "POST"):
-            ctx.deny(Code.BP403, methods[-1].word.span,
-                     f"`gh api -X {methods[-1].value}` is not a GraphQL request method",
-                     "drop -X; GraphQL queries are sent with POST", Effect.NETWORK)
+            ctx.deny(NotGraphqlMethod(methods[-1].value), methods[-1].word.span)
         _check_graphql(fields, ctx)
         return
     if method is not None and method != "GET":
-        ctx.deny(Code.BP403, methods[-1].word.span,
-                 f"`gh api -X {methods[-1].value}` sends a {method} request, which can change things on GitHub",
-                 "use -X GET (the default); changing things needs leaving plan mode", Effect.NETWORK)
+        ctx.deny(WritingMethod(methods[-1].value, method), methods[-1].word.span)
     elif method is None and fields:
-        ctx.deny(Code.BP403, fields[0].word.span,
-                 "fields (-f/-F) make `gh api` send a POST request, which can create or change things",
-                 "add `-X GET` to send the fields as query parameters", Effect.NETWORK)
+        ctx.deny(FieldsPost(), fields[0].word.span)
 
 
 def _is_graphql(endpoint: str) -> bool:
@@ -199,14 +279,11 @@ def _check_graphql(fields, ctx) -> None:
             continue  # variables; a query read from a file was denied above
         operations = graphql_operations(document)
         if operations is None:
-            ctx.deny(Code.BP407, word.span, "the GraphQL document does not parse, so its operations are unknown",
-                     "fix the document's brackets and quotes")
+            ctx.deny(GraphqlUnparsed(), word.span)
             continue
         writing = [op for op in operations if op not in _READ_OPERATIONS]
         if writing:
-            ctx.deny(Code.BP407, word.span,
-                     f"the GraphQL document holds a `{writing[0]}` operation, and only queries are read-only",
-                     "send a `query { … }` document; mutations need leaving plan mode", Effect.NETWORK)
+            ctx.deny(GraphqlWrites(writing[0]), word.span)
 
 
 _TOKEN = re.compile(

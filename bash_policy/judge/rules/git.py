@@ -8,8 +8,12 @@ placeholders `%G?`, `%GS`... run gpg.  Checked against git-man 2.39.5.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ...read.model import Word
 from ...repo.gitkeys import SIGNATURE_PLACEHOLDER, why_not_inert
 from ..codes import Code, Effect
+from ..problems import Problem
 from . import rule
 from .repository import git_repo_config
 
@@ -27,6 +31,25 @@ _REFLOG_WRITES = frozenset({"expire", "delete", "drop"})
 _DELETES = {"clean": "deletes untracked files", "prune": "deletes unreachable objects"}
 
 
+@dataclass(frozen=True)
+class ExecPathValue(Problem):
+    code = Code.BP400
+    effect = Effect.EXEC
+    message_format = "`git --exec-path=PATH` runs git's subcommands from the programs in PATH"
+    hint_format = "drop the value: `git --exec-path` prints the directory"
+
+
+@dataclass(frozen=True)
+class CommandLineKey(Problem):
+    code = Code.BP400
+    effect = Effect.EXEC
+    message_format = ("`git -c {setting}`: {reason}, and config such as core.pager, core.fsmonitor or "
+                      "diff.external names programs git runs")
+    hint_format = "drop -c, or set only keys that run nothing (color.ui=never, core.pager=cat)"
+    setting: str | None
+    reason: str
+
+
 @rule("git_global", codes=[Code.BP400, Code.BP601],
       deny=["git --exec-path=/tmp status", "git -c core.pager=less log", "git -c core.fsmonitor=./x status",
             "git -c alias.x=!sh status", "git -c include.path=/tmp/x.cfg status",
@@ -41,18 +64,12 @@ def git_global(inv, ctx) -> None:
     (bash_policy/repo/gitrepo.py); a partial clone denies commands that fetch."""
     for use in inv.uses("--exec-path"):
         if use.value is not None:
-            ctx.deny(Code.BP400, use.word.span,
-                     "`git --exec-path=PATH` runs git's subcommands from the programs in PATH",
-                     "drop the value: `git --exec-path` prints the directory", Effect.EXEC)
+            ctx.deny(ExecPathValue(), use.word.span)
     bases = tuple(d for d in ctx.directories() if d is not None)
     for use in inv.uses("-c"):
         reason = _command_line_key(use.value or "", bases)
         if reason is not None:
-            ctx.deny(Code.BP400, (use.value_word or use.word).span,
-                     f"`git -c {use.value}`: {reason}, and config such as core.pager, core.fsmonitor or "
-                     "diff.external names programs git runs",
-                     "drop -c, or set only keys that run nothing (color.ui=never, core.pager=cat)",
-                     Effect.EXEC)
+            ctx.deny(CommandLineKey(use.value, reason), (use.value_word or use.word).span)
     git_repo_config(inv, ctx)
 
 
@@ -122,6 +139,35 @@ def git_shortlog(inv, ctx) -> None:
         ctx.reads_stdin = True
 
 
+@dataclass(frozen=True)
+class PrettyFromConfig(Problem):
+    code = Code.BP403
+    message_format = ("`{name}` is not a built-in format, so git looks it up as `pretty.{name}` in "
+                      "config, which the checker cannot read")
+    hint_format = "use one of {builtin}, or write the format itself: --format='%h %s'"
+    name: str
+    builtin: str = ", ".join(sorted(_BUILTIN_PRETTY))
+
+
+@dataclass(frozen=True)
+class SignaturePlaceholder(Problem):
+    code = Code.BP400
+    effect = Effect.EXEC
+    message_format = "the placeholder `%{placeholder}` in `{value}` runs gpg to verify the commit's signature"
+    hint_format = "drop the %G… placeholders; verifying signatures needs leaving plan mode"
+    placeholder: str
+    value: str
+
+
+@dataclass(frozen=True)
+class SignatureAtom(Problem):
+    code = Code.BP400
+    effect = Effect.EXEC
+    message_format = "the atom `%(signature…)` in `{value}` runs gpg to verify signatures"
+    hint_format = "drop the %(signature) atoms"
+    value: str
+
+
 def _check_pretty(value: str, word, ctx) -> None:
     body = value
     for prefix in ("format:", "tformat:"):
@@ -131,26 +177,31 @@ def _check_pretty(value: str, word, ctx) -> None:
     else:
         if "%" not in value:
             if value not in _BUILTIN_PRETTY:
-                ctx.deny(Code.BP403, word.span,
-                         f"`{value}` is not a built-in format, so git looks it up as `pretty.{value}` "
-                         "in config, which the checker cannot read",
-                         f"use one of {', '.join(sorted(_BUILTIN_PRETTY))}, or write the format "
-                         "itself: --format='%h %s'")
+                ctx.deny(PrettyFromConfig(value), word.span)
             return
     found = SIGNATURE_PLACEHOLDER.search(body)
     if found:
         shown = body[found.end() - 2:found.end() + 2].lstrip("%")
-        ctx.deny(Code.BP400, word.span,
-                 f"the placeholder `%{shown}` in `{value}` runs gpg to verify the commit's signature",
-                 "drop the %G… placeholders; verifying signatures needs leaving plan mode",
-                 Effect.EXEC)
+        ctx.deny(SignaturePlaceholder(shown, value), word.span)
 
 
 def _check_ref_format(value: str, word, ctx) -> None:
     if "%(signature" in value:
-        ctx.deny(Code.BP400, word.span,
-                 f"the atom `%(signature…)` in `{value}` runs gpg to verify signatures",
-                 "drop the %(signature) atoms", Effect.EXEC)
+        ctx.deny(SignatureAtom(value), word.span)
+
+
+@dataclass(frozen=True)
+class CreatesRef(Problem):
+    code = Code.BP406
+    effect = Effect.STATE
+    message_format = "`git {what} {name.text}` creates a {what} named `{name.text}`"
+    what: str  # "branch" or "tag"
+    name: Word
+
+    def hint(self) -> str:
+        if self.what == "branch":
+            return f"to list {self.what}es matching a pattern, write `git {self.what} --list '{self.name.text}'`"
+        return f"to list tags matching a pattern, write `git tag -l '{self.name.text}'`"
 
 
 def _listing_operands(inv, ctx, listing: frozenset[str], what: str) -> None:
@@ -158,10 +209,7 @@ def _listing_operands(inv, ctx, listing: frozenset[str], what: str) -> None:
     if not inv.positionals or inv.has(*listing) or inv.modes():
         return  # a mode (`git branch --show-current x` prints the branch) or a listing filter
     name = inv.positionals[0]
-    ctx.deny(Code.BP406, name.span, f"`git {what} {name.text}` creates a {what} named `{name.text}`",
-             f"to list {what}es matching a pattern, write `git {what} --list '{name.text}'`"
-             if what == "branch" else
-             f"to list tags matching a pattern, write `git tag -l '{name.text}'`", Effect.STATE)
+    ctx.deny(CreatesRef(what, name), name.span)
 
 
 @rule("git_branch", codes=[Code.BP406, Code.BP400],
@@ -180,6 +228,33 @@ def git_tag(inv, ctx) -> None:
     _listing_operands(inv, ctx, _TAG_LISTING, "tag")
 
 
+@dataclass(frozen=True)
+class ConfigWrites(Problem):
+    code = Code.BP405
+    effect = Effect.STATE
+    message_format = "`git config {subcommand}` changes the config"
+    hint_format = "read with `git config --get NAME` or `git config --list`"
+    subcommand: str
+
+
+@dataclass(frozen=True)
+class ConfigSets(Problem):
+    code = Code.BP406
+    effect = Effect.STATE
+    message_format = "`git config {name.text} {value.text}` sets `{name.text}` in the config"
+    hint_format = "read the value with `git config --get {name.text}`"
+    name: Word
+    value: Word
+
+
+@dataclass(frozen=True)
+class ConfigNameExpands(Problem):
+    code = Code.BP203
+    message_format = "`{word.text}` may expand to a name and a value, which sets config"
+    hint_format = "write the config name literally"
+    word: Word
+
+
 @rule("git_config", codes=[Code.BP405, Code.BP406, Code.BP203],
       deny=["git config user.name x", "git config unset user.name"],
       allow=["git config --get user.name", "git config user.name", "git config --list"])
@@ -195,22 +270,36 @@ def git_config(inv, ctx) -> None:
         return
     first = pos[0].value
     if first in _CONFIG_WRITES:
-        ctx.deny(Code.BP405, pos[0].span, f"`git config {first}` changes the config",
-                 "read with `git config --get NAME` or `git config --list`", Effect.STATE)
+        ctx.deny(ConfigWrites(first), pos[0].span)
     elif first == "list" and len(pos) == 1:
         return
     elif first == "get" and len(pos) == 2:
         return
     elif len(pos) > 1:
-        ctx.deny(Code.BP406, pos[1].span,
-                 f"`git config {pos[0].text} {pos[1].text}` sets `{pos[0].text}` in the config",
-                 f"read the value with `git config --get {pos[0].text}`", Effect.STATE)
+        ctx.deny(ConfigSets(pos[0], pos[1]), pos[1].span)
     elif first is None:
-        ctx.deny(Code.BP203, pos[0].span, f"`{pos[0].text}` may expand to a name and a value, which sets config",
-                 "write the config name literally")
+        ctx.deny(ConfigNameExpands(pos[0]), pos[0].span)
 
 
-@rule("git_stash", codes=[Code.BP405],
+@dataclass(frozen=True)
+class StashPushes(Problem):
+    code = Code.BP405
+    effect = Effect.STATE
+    message_format = ("`git stash` without `list` or `show` first is `git stash push`: it saves your "
+                      "changes and resets the working tree")
+    hint_format = "use `git stash list` or `git stash show -p stash@{{0}}`"
+
+
+@dataclass(frozen=True)
+class StashChanges(Problem):
+    code = Code.BP405
+    effect = Effect.STATE
+    message_format = "`git stash` with `{word.text}` instead of `list` or `show` saves, applies or drops stashes"
+    hint_format = "use `git stash list` or `git stash show -p stash@{{0}}`"
+    word: Word
+
+
+@rule("git_stash", codes=[Code.BP405, Code.BP400, Code.BP403],
       deny=["git stash", "git stash pop", "git stash -p list"], allow=["git stash list", "git stash show -p"])
 def git_stash(inv, ctx) -> None:
     """`git stash` other than `list` and `show` with the subcommand first.
@@ -220,19 +309,22 @@ def git_stash(inv, ctx) -> None:
     first_flag = min((use.word.span.start for use in inv.flags), default=None)
     if not pos or (first_flag is not None and first_flag < pos[0].span.start):
         anchor = inv.flags[0].word.span if inv.flags else inv.words[0].span
-        ctx.deny(Code.BP405, anchor,
-                 "`git stash` without `list` or `show` first is `git stash push`: it saves your "
-                 "changes and resets the working tree",
-                 "use `git stash list` or `git stash show -p stash@{0}`", Effect.STATE)
+        ctx.deny(StashPushes(), anchor)
         return
     if pos[0].value not in _STASH_READS:
-        ctx.deny(Code.BP405, pos[0].span,
-                 f"`git stash` with `{pos[0].text}` instead of `list` or `show` saves, applies or "
-                 "drops stashes",
-                 "use `git stash list` or `git stash show -p stash@{0}`", Effect.STATE)
+        ctx.deny(StashChanges(pos[0]), pos[0].span)
 
 
-@rule("git_reflog", codes=[Code.BP405],
+@dataclass(frozen=True)
+class ReflogWrites(Problem):
+    code = Code.BP405
+    effect = Effect.STATE
+    message_format = "`git reflog {subcommand}` deletes reflog entries"
+    hint_format = "use `git reflog` or `git reflog show REF` to read them"
+    subcommand: str
+
+
+@rule("git_reflog", codes=[Code.BP405, Code.BP400, Code.BP403],
       deny=["git reflog expire --all"], allow=["git reflog", "git reflog show HEAD"])
 def git_reflog(inv, ctx) -> None:
     """`git reflog expire`, `delete` and `drop`, which rewrite reflogs.
@@ -240,8 +332,17 @@ def git_reflog(inv, ctx) -> None:
     git_log(inv, ctx)
     if inv.positionals and inv.positionals[0].value in _REFLOG_WRITES:
         word = inv.positionals[0]
-        ctx.deny(Code.BP405, word.span, f"`git reflog {word.value}` deletes reflog entries",
-                 "use `git reflog` or `git reflog show REF` to read them", Effect.STATE)
+        ctx.deny(ReflogWrites(word.value), word.span)
+
+
+@dataclass(frozen=True)
+class DeletesWithoutDryRun(Problem):
+    code = Code.BP405
+    effect = Effect.STATE
+    message_format = "`git {name}` without -n/--dry-run {deletes}"
+    hint_format = "add -n to list what it would delete: `git {name} -n`"
+    name: str
+    deletes: str
 
 
 @rule("git_dry_run", codes=[Code.BP405],
@@ -255,8 +356,17 @@ def git_dry_run(inv, ctx) -> None:
         return
     name = inv.spec.name
     word = next((w for w in inv.words if w.value == name), inv.words[0])
-    ctx.deny(Code.BP405, word.span, f"`git {name}` without -n/--dry-run {_DELETES[name]}",
-             f"add -n to list what it would delete: `git {name} -n`", Effect.STATE)
+    ctx.deny(DeletesWithoutDryRun(name, _DELETES[name]), word.span)
+
+
+@dataclass(frozen=True)
+class HelpOpensManual(Problem):
+    code = Code.BP405
+    effect = Effect.INTERACTIVE
+    message_format = ("`git help {word.text}` opens the manual page of `{word.text}` in man (a pager), "
+                      "info or a web browser")
+    hint_format = "use `git {word.text} -h` for a usage summary, or `git help -a` to list commands"
+    word: Word
 
 
 @rule("git_help", codes=[Code.BP405],
@@ -267,11 +377,16 @@ def git_help(inv, ctx) -> None:
     prints lists of commands, guides or config names."""
     if inv.positionals:
         word = inv.positionals[0]
-        ctx.deny(Code.BP405, word.span,
-                 f"`git help {word.text}` opens the manual page of `{word.text}` in man (a pager), "
-                 "info or a web browser",
-                 f"use `git {word.text} -h` for a usage summary, or `git help -a` to list commands",
-                 Effect.INTERACTIVE)
+        ctx.deny(HelpOpensManual(word), word.span)
+
+
+@dataclass(frozen=True)
+class RemoteShowAsks(Problem):
+    code = Code.BP406
+    effect = Effect.NETWORK
+    message_format = "`git remote show {word.text}` asks the remote `{word.text}` for its branches over the network"
+    hint_format = "add -n to show what is known locally: `git remote show -n {word.text}`"
+    word: Word
 
 
 @rule("git_remote_show", codes=[Code.BP406],
@@ -281,7 +396,4 @@ def git_remote_show(inv, ctx) -> None:
     With -n git shows what it knows locally."""
     if inv.positionals and not inv.has("-n"):
         word = inv.positionals[0]
-        ctx.deny(Code.BP406, word.span,
-                 f"`git remote show {word.text}` asks the remote `{word.text}` for its branches "
-                 "over the network",
-                 f"add -n to show what is known locally: `git remote show -n {word.text}`", Effect.NETWORK)
+        ctx.deny(RemoteShowAsks(word), word.span)

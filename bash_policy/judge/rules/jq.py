@@ -17,8 +17,11 @@ the Go yq operators that read the environment or evaluate strings.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from ..codes import Code
+from ...read.model import Word
+from ..codes import Code, Effect
+from ..problems import Problem
 from ..special import special_operand_in, stdin_in
 from . import rule
 from .files import check_special_operands
@@ -157,6 +160,58 @@ def filter_findings(text: str, yq: bool = False) -> list[Finding]:
 _FILE_VALUED = {"--slurpfile", "--rawfile", "--argfile"}
 
 
+@dataclass(frozen=True)
+class DeviceInput(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = "`{program}` would read `{word.text}`, a device or kernel file whose reading may never end"
+    hint_format = "read a regular file"
+    program: str
+    word: Word
+
+
+@dataclass(frozen=True)
+class PairInOneWord(Problem):
+    code = Code.BP403
+    message_format = "`{word.value}`: jq takes the name and value as two words"
+    hint_format = "write {flag} NAME VALUE"
+    word: Word
+    flag: str
+
+
+@dataclass(frozen=True)
+class PairMissing(Problem):
+    code = Code.BP403
+    message_format = "`{word.value}` needs a NAME and a VALUE"
+    hint_format = "write {flag} NAME VALUE"
+    word: Word
+    flag: str
+
+
+@dataclass(frozen=True)
+class ValueShiftsFilter(Problem):
+    code = Code.BP203
+    message_format = "`{word.text}` may expand to several words, shifting the filter"
+    hint_format = "write the value literally"
+    word: Word
+
+
+@dataclass(frozen=True)
+class FilterMissing(Problem):
+    code = Code.BP407
+    message_format = "`{program}` needs a filter"
+    hint_format = "give the filter: {program} '.' FILE"
+    program: str
+
+
+@dataclass(frozen=True)
+class FilterNotLiteral(Problem):
+    code = Code.BP407
+    message_format = "the filter `{word.text}` is not literal"
+    hint_format = "write the filter literally, in single quotes"
+    word: Word
+
+
 def _special_inputs(inv, ctx, second_values, operands) -> None:
     """Input files, and the files --slurpfile/--rawfile read, that are devices,
     FIFOs or kernel files (`jq . /dev/zero` never ends), or standard input, which
@@ -168,14 +223,13 @@ def _special_inputs(inv, ctx, second_values, operands) -> None:
     if not inputs and not (inv.has("-n", "--null-input") and "input" not in (operands[0].value or "input")):
         ctx.reads_stdin = True  # no input file: jq reads stdin, with -n still for `input`
     files = inputs + [word for use, word in second_values if _FILE_VALUED.intersection(use.flag.names)]
-    check_special_operands(files, ctx)  # a FIFO or a link to /dev/stdin in the directory
+    # A FIFO or a link to /dev/stdin in the directory; a device named by its path is denied below, once.
+    check_special_operands([w for w in files if not special_operand_in(w, ctx.directories())], ctx)
     for word in files:
         if word.value in (None, "-") or stdin_in(word.value, ctx.directories()):
             ctx.reads_stdin = True  # `--rawfile a /dev/stdin`: the script, when piped to bash
         if special_operand_in(word, ctx.directories()):
-            ctx.deny(Code.BP406, word.span,
-                     f"`{inv.spec.display}` would read `{word.text}`, a device or kernel file whose "
-                     "reading may never end", "read a regular file", "hang")
+            ctx.deny(DeviceInput(inv.spec.display, word), word.span)
 
 
 def _filter_and_files(inv, ctx, yq: bool):
@@ -185,32 +239,27 @@ def _filter_and_files(inv, ctx, yq: bool):
     for use in inv.uses(*_TWO_VALUED):
         word, names = use.word, use.flag.names
         if use.value_word is word:
-            ctx.deny(Code.BP403, word.span, f"`{word.value}`: jq takes the name and value as two words",
-                     f"write {names[-1]} NAME VALUE")
+            ctx.deny(PairInOneWord(word, names[-1]), word.span)
             return None
         index = use.index + 1
         if index + 1 >= len(inv.words):
-            ctx.deny(Code.BP403, word.span, f"`{word.value}` needs a NAME and a VALUE",
-                     f"write {names[-1]} NAME VALUE")
+            ctx.deny(PairMissing(word, names[-1]), word.span)
             return None
         second_values.append((use, inv.words[index + 1]))
     operands = [w for w in inv.positionals if not any(w is s for _, s in second_values)]
     for _, word in second_values:
         if word.value is None:
-            ctx.deny(Code.BP203, word.span, f"`{word.text}` may expand to several words, shifting the filter",
-                     "write the value literally")
+            ctx.deny(ValueShiftsFilter(word), word.span)
             return None
     if yq and operands and operands[0].value in _YQ_COMMANDS:
         operands = operands[1:]
     if not operands and only_info(inv):
         return None
     if not operands:
-        ctx.deny(Code.BP407, inv.words[0].span, f"`{inv.spec.display}` needs a filter",
-                 f"give the filter: {inv.spec.display} '.' FILE")
+        ctx.deny(FilterMissing(inv.spec.display), inv.words[0].span)
         return None
     if operands[0].value is None:
-        ctx.deny(Code.BP407, operands[0].span, f"the filter `{operands[0].text}` is not literal",
-                 "write the filter literally, in single quotes")
+        ctx.deny(FilterNotLiteral(operands[0]), operands[0].span)
         return None
     _special_inputs(inv, ctx, second_values, operands)
     return operands[0]

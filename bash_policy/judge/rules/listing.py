@@ -10,11 +10,88 @@ work on the whole project when given no arguments.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from ...read.model import Word
 from .. import later
 from ..codes import Code, Effect
+from ..problems import Problem
+from ..spec import Reason
 from . import rule
 from .system import SEQ_LIMIT_LINES
+
+
+@dataclass(frozen=True)
+class ManOtherTree(Problem):
+    code = Code.BP406
+    effect = Effect.EXEC
+    message_format = "`man {flag}` makes man format pages from another tree, which groff reads like a program"
+    hint_format = "read an installed page: man {page}"
+    flag: str
+    page: str
+
+
+@dataclass(frozen=True)
+class ManLocalFile(Problem):
+    code = Code.BP406
+    effect = Effect.EXEC
+    message_format = "`man {word.text}` may name a local file, which man formats with groff"
+    hint_format = "locate installed pages with `man -k {page}`"
+    word: Word
+    page: str
+
+
+@dataclass(frozen=True)
+class ManPager(Problem):
+    code = Code.BP406
+    effect = Effect.INTERACTIVE
+    message_format = ("`man` shows the page through a pager when its output is a terminal, which waits "
+                      "for keys and can run commands")
+    hint_format = "pipe it: `man {page} | head -100`, or prefix MANPAGER=cat; locate it with `man -w {page}`"
+    page: str
+
+
+@dataclass(frozen=True)
+class ShufRepeats(Problem):
+    code = Code.BP400
+    effect = Effect.HANG
+    message_format = "`shuf -r` without -n repeats lines forever"
+    hint_format = "bound it: shuf -r -n COUNT"
+
+
+@dataclass(frozen=True)
+class ShufTooLong(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = "`shuf` would print {lines} lines; the plan-mode limit is {limit}"
+    hint_format = "print fewer: shuf -n {fewer} ..."
+    lines: int
+    limit: int = SEQ_LIMIT_LINES
+    fewer: int = SEQ_LIMIT_LINES // 1000
+
+
+@dataclass(frozen=True)
+class ShufNotPlain(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = ("`shuf {flag} {value}` is not a plain decimal count or range, so the length of the "
+                      "output is unknown")
+    hint_format = "write decimal numbers: shuf -n 10, shuf -i 1-100"
+    flag: str
+    value: str | None
+
+
+@dataclass(frozen=True)
+class WorksOnProject(Problem):
+    code = Code.BP406
+    message_format = "`{name}` with no arguments works on the project: it {reason.why}"
+    hint_format = "only `{name} --version` is allowed"
+    name: str
+    reason: Reason
+
+    def consequence(self):
+        return self.reason.effect
+
 
 _MAN_EXITS = ("-?", "--usage", "-V")  # man-db prints these as it reads them, and exits
 # GNU shuf's counts and ranges: blanks, then decimal digits (xstrtoumax, base 10).
@@ -43,19 +120,13 @@ def man_mode(inv, ctx) -> None:
         return
     page = " ".join(w.text for w in inv.positionals if not w.text.startswith("-")) or "PAGE"
     for use in inv.uses("-M", "-m"):
-        ctx.deny(Code.BP406, use.word.span, f"`man {use.name}` makes man format pages from another tree, "
-                 "which groff reads like a program", f"read an installed page: man {page}", Effect.EXEC)
+        ctx.deny(ManOtherTree(use.name, page), use.word.span)
     for word in inv.positionals:
         if word.value is None or "/" in word.value:
-            ctx.deny(Code.BP406, word.span, f"`man {word.text}` may name a local file, which man formats "
-                     "with groff", f"locate installed pages with `man -k {page}`", Effect.EXEC)
+            ctx.deny(ManLocalFile(word, page), word.span)
     if ctx.assignments.get("MANPAGER") == "cat" or later.writes_to_pipe(ctx.body, ctx.command):
         return
-    ctx.deny(Code.BP406, inv.words[0].span,
-             "`man` shows the page through a pager when its output is a terminal, which waits for keys "
-             "and can run commands",
-             f"pipe it: `man {page} | head -100`, or prefix MANPAGER=cat; locate it with `man -w {page}`",
-             Effect.INTERACTIVE)
+    ctx.deny(ManPager(page), inv.words[0].span)
 
 
 @rule("shuf_bounded", codes=[Code.BP400, Code.BP406],
@@ -70,8 +141,7 @@ def shuf_bounded(inv, ctx) -> None:
     are refused); anything else is denied, and at most SEQ_LIMIT_LINES."""
     if inv.has("-r") and not inv.has("-n"):
         use = inv.uses("-r")[0]
-        ctx.deny(Code.BP400, use.word.span, "`shuf -r` without -n repeats lines forever",
-                 "bound it: shuf -r -n COUNT", Effect.HANG)
+        ctx.deny(ShufRepeats(), use.word.span)
         return
     read = [_shuf_number(use, ctx) for use in inv.uses("-n", "-i")]
     if None in read:
@@ -86,17 +156,14 @@ def shuf_bounded(inv, ctx) -> None:
         return  # at most the input's lines
     if lines is not None and lines > SEQ_LIMIT_LINES:
         holder = (inv.uses("-n") or inv.uses("-i"))[-1]
-        ctx.deny(Code.BP406, holder.word.span, f"`shuf` would print {lines} lines; the plan-mode limit "
-                 f"is {SEQ_LIMIT_LINES}", f"print fewer: shuf -n {SEQ_LIMIT_LINES // 1000} ...", Effect.HANG)
+        ctx.deny(ShufTooLong(lines), holder.word.span)
 
 
 def _shuf_number(use, ctx) -> int | None:
     """The count of `-n COUNT`, or the size of `-i LO-HI`; None after denying."""
     match = (_SHUF_RANGE if "-i" in use.flag.names else _SHUF_COUNT).fullmatch(use.value or "")
     if match is None:
-        ctx.deny(Code.BP406, use.word.span, f"`shuf {use.name} {use.value}` is not a plain decimal "
-                 "count or range, so the length of the output is unknown",
-                 "write decimal numbers: shuf -n 10, shuf -i 1-100", Effect.HANG)
+        ctx.deny(ShufNotPlain(use.name, use.value), use.word.span)
         return None
     if "-i" in use.flag.names:
         return max(0, int(match[2]) - int(match[1]) + 1)
@@ -109,7 +176,4 @@ def version_only(inv, ctx) -> None:
     """A checker or compiler run with no arguments, which works on the whole project.
     Bare mypy checks the files its config names, bare eslint lints `.`, bare tsc compiles."""
     if len(inv.words) == 1:
-        name, reason = inv.spec.display, inv.spec.positionals.over_max
-        ctx.deny(Code.BP406, inv.words[0].span,
-                 f"`{name}` with no arguments works on the project: it {reason.why}",
-                 f"only `{name} --version` is allowed", reason.effect)
+        ctx.deny(WorksOnProject(inv.spec.display, inv.spec.positionals.over_max), inv.words[0].span)

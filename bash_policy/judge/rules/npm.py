@@ -13,10 +13,13 @@ ran `git ls-remote`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from ...read.model import Word
 from ...repo.files import Unreadable, read_text
 from ...repo.npmrc import NpmrcError, entries, findings, project_files
 from ..codes import Code, Effect
+from ..problems import Problem
 from . import rule
 from .cd import known_directories
 
@@ -47,6 +50,43 @@ _REGISTRY_SPEC = re.compile(r"(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*"
 _FILE_TYPE = re.compile(r"[.](?:tgz|tar[.]gz|tar)\Z", re.IGNORECASE)
 
 
+@dataclass(frozen=True)
+class NpmrcUnreadable(Problem):
+    code = Code.BP601
+    effect = Effect.EXEC
+    message_format = "the project .npmrc cannot be judged: {error}"
+    hint_format = "fix or remove that file, or run npm outside plan mode"
+    error: Exception
+
+
+@dataclass(frozen=True)
+class NpmrcKey(Problem):
+    code = Code.BP601
+    effect = Effect.EXEC
+    message_format = ("the project config {path}:{line} sets `{key}` = `{value}`: {why}; a project's "
+                      ".npmrc is untrusted, so only keys known to be inert are allowed")
+    hint_format = ("read the file and remove the key if you do not trust it, or trust it in the policy "
+                   "(trusted_repo_keys.npm, docs/config.md)")
+    path: str
+    line: int
+    key: str
+    value: str
+    why: str
+
+
+@dataclass(frozen=True)
+class NpmrcVariable(Problem):
+    code = Code.BP601
+    effect = Effect.LEAK
+    message_format = ("the project config {path}:{line} sets `{key}` = `{value}`, which `npm config` "
+                      "prints with the environment variable's value")
+    hint_format = "read the file itself; the variable may hold a secret"
+    path: str
+    line: int
+    key: str
+    value: str
+
+
 @rule("npm_project_config", codes=[Code.BP601], deny=[], allow=["npm ls"],
       untestable="needs a project with an .npmrc: tests/test_npm.py")
 def npm_project_config(inv, ctx) -> None:
@@ -62,15 +102,10 @@ def npm_project_config(inv, ctx) -> None:
         try:
             found = findings(directory, online, trusted)
         except (Unreadable, NpmrcError) as error:
-            ctx.deny(Code.BP601, anchor, f"the project .npmrc cannot be judged: {error}",
-                     "fix or remove that file, or run npm outside plan mode", Effect.EXEC)
+            ctx.deny(NpmrcUnreadable(error), anchor)
             continue
         for path, line, key, value, why in found:
-            ctx.deny(Code.BP601, anchor,
-                     f"the project config {path}:{line} sets `{key}` = `{value}`: {why}; a "
-                     "project's .npmrc is untrusted, so only keys known to be inert are allowed",
-                     "read the file and remove the key if you do not trust it, or trust it in the "
-                     "policy (trusted_repo_keys.npm, docs/config.md)", Effect.EXEC)
+            ctx.deny(NpmrcKey(path, line, key, value, why), anchor)
         if prints:
             _config_variables(ctx, anchor, directory)
 
@@ -85,10 +120,18 @@ def _config_variables(ctx, anchor, directory: str) -> None:
             continue   # denied above
         for line, key, value in found:
             if "${" in value:
-                ctx.deny(Code.BP601, anchor,
-                         f"the project config {path}:{line} sets `{key}` = `{value}`, which `npm "
-                         "config` prints with the environment variable's value",
-                         "read the file itself; the variable may hold a secret", Effect.LEAK)
+                ctx.deny(NpmrcVariable(path, line, key, value), anchor)
+
+
+@dataclass(frozen=True)
+class NpmConfigKey(Problem):
+    code = Code.BP406
+    effect = Effect.LEAK
+    message_format = ("`npm config get {word.text}` is not a key known to hold no secret (npm prints "
+                      "`key`, a client TLS private key, unredacted)")
+    hint_format = "`npm config list` shows the config with secrets redacted; `npm config get` takes {some}, …"
+    word: Word
+    some: str
 
 
 @rule("npm_config_key", codes=[Code.BP406],
@@ -100,11 +143,40 @@ def npm_config_key(inv, ctx) -> None:
     npm protects tokens and passwords, not the legacy `key` (a TLS private key) or `otp`."""
     for word in inv.positionals:
         if word.value not in _CONFIG_KEYS:
-            ctx.deny(Code.BP406, word.span,
-                     f"`npm config get {word.text}` is not a key known to hold no secret "
-                     "(npm prints `key`, a client TLS private key, unredacted)",
-                     "`npm config list` shows the config with secrets redacted; "
-                     "`npm config get` takes " + ", ".join(sorted(_CONFIG_KEYS)[:8]) + ", …", Effect.LEAK)
+            ctx.deny(NpmConfigKey(word, ", ".join(sorted(_CONFIG_KEYS)[:8])), word.span)
+
+
+@dataclass(frozen=True)
+class ViewsProjectName(Problem):
+    code = Code.BP406
+    effect = Effect.NETWORK
+    message_format = "`npm {sub}` {where}, which may be a URL or git repository npm fetches"
+    hint_format = "name the package: `npm view NAME[@VERSION] [FIELD]`"
+    sub: str
+    where: str
+
+
+@dataclass(frozen=True)
+class ViewsTarball(Problem):
+    code = Code.BP406
+    effect = Effect.WRITE
+    message_format = ("`npm {sub} {spec.text}` names a local tarball (npm reads a package spec ending in "
+                      ".tgz, .tar.gz or .tar as a file), which npm unpacks into its cache")
+    hint_format = ("name a package on the registry: `npm view NAME[@VERSION] [FIELD]`; list a tarball "
+                   "with `tar -tzf FILE`")
+    sub: str
+    spec: Word
+
+
+@dataclass(frozen=True)
+class NotRegistryName(Problem):
+    code = Code.BP406
+    effect = Effect.NETWORK
+    message_format = ("`npm {sub} {spec.text}` is not a registry package name: npm would treat it as a "
+                      "git repository, URL, path or alias and clone or download it")
+    hint_format = "name a package on the registry: `npm view NAME[@VERSION] [FIELD]`"
+    sub: str
+    spec: Word
 
 
 @rule("npm_view_spec", codes=[Code.BP406],
@@ -126,21 +198,12 @@ def npm_view_spec(inv, ctx) -> None:
         anchor = workspaces[0].word.span if workspaces else inv.words[0].span
         where = ("with workspaces views the names the workspaces' package.json files give" if workspaces
                  else "without a package name views the name the project's package.json gives")
-        ctx.deny(Code.BP406, anchor, f"`npm {inv.spec.path[-1]}` {where}, which may be a URL or git "
-                 "repository npm fetches",
-                 "name the package: `npm view NAME[@VERSION] [FIELD]`", Effect.NETWORK)
+        ctx.deny(ViewsProjectName(inv.spec.path[-1], where), anchor)
         return
     spec = inv.positionals[0]
     if spec.value is not None and _REGISTRY_SPEC.fullmatch(spec.value):
         if not _FILE_TYPE.search(spec.value):
             return
-        ctx.deny(Code.BP406, spec.span,
-                 f"`npm {inv.spec.path[-1]} {spec.text}` names a local tarball (npm reads a package "
-                 "spec ending in .tgz, .tar.gz or .tar as a file), which npm unpacks into its cache",
-                 "name a package on the registry: `npm view NAME[@VERSION] [FIELD]`; list a tarball "
-                 "with `tar -tzf FILE`", Effect.WRITE)
+        ctx.deny(ViewsTarball(inv.spec.path[-1], spec), spec.span)
         return
-    ctx.deny(Code.BP406, spec.span,
-             f"`npm {inv.spec.path[-1]} {spec.text}` is not a registry package name: npm would treat "
-             "it as a git repository, URL, path or alias and clone or download it",
-             "name a package on the registry: `npm view NAME[@VERSION] [FIELD]`", Effect.NETWORK)
+    ctx.deny(NotRegistryName(inv.spec.path[-1], spec), spec.span)

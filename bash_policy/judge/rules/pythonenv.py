@@ -13,9 +13,11 @@ user's own.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from ...repo.files import physical
-from ..codes import Code
+from ..codes import Code, Effect
+from ..problems import Problem
 from . import rule
 from .cd import known_directories
 
@@ -51,6 +53,18 @@ def _has_uv_table(path: str) -> bool:
         return True  # unreadable: assume it configures uv
 
 
+@dataclass(frozen=True)
+class ProjectInterpreter(Problem):
+    code = Code.BP601
+    effect = Effect.EXEC
+    message_format = ("`{program}` runs the Python interpreter of the environment it reads, which {found} "
+                      "chooses (repository content: a .venv can hold any program)")
+    hint_format = ("read the lock file instead (rg NAME uv.lock), list .venv/lib/python3*/site-packages "
+                   "with ls, or add --system for the python on PATH")
+    program: str
+    found: str
+
+
 @rule("uv_environment", codes=[Code.BP601], deny=[], allow=["uv pip list --system"],
       untestable="needs a project directory: the @cwd cases in corpora/archives.txt")
 def uv_environment(inv, ctx) -> None:
@@ -63,10 +77,5 @@ def uv_environment(inv, ctx) -> None:
     for directory in known_directories(ctx, anchor, "the environment it reads", _NO_CWD_NOTE, "exec"):
         found = _picks_environment(directory)
         if found:
-            ctx.deny(Code.BP601, anchor,
-                     f"`{shown}` runs the Python interpreter of the environment it reads, which "
-                     f"{found} chooses (repository content: a .venv can hold any program)",
-                     "read the lock file instead (rg NAME uv.lock), list "
-                     ".venv/lib/python3*/site-packages with ls, or add --system for the python on PATH",
-                     "exec")
+            ctx.deny(ProjectInterpreter(shown, found), anchor)
             return

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 from ...repo.files import Unreadable, physical, read_text
 from ...repo.gitconfig import ConfigSyntaxError
-from ...repo.gitrepo import Repository, discover, inspect, open_git_dir
+from ...repo.gitrepo import Finding, Repository, discover, inspect, open_git_dir
 from ..codes import Code, Effect
+from ..problems import Problem
 from . import rule
 from .cd import known_directories
 
@@ -152,19 +154,85 @@ def _bisect_term(repo: Repository, word: str | None) -> str | None:
     return word if word in _bisect_terms(text) else None
 
 
+@dataclass(frozen=True)
+class RepositoryHook(Problem):
+    code = Code.BP601
+    effect = Effect.EXEC
+    message_format = ("the repository at {where} has {finding.what} ({finding.path}), which `git status` "
+                      "runs when it refreshes the index")
+    hint_format = "remove the hook if you do not trust it, or run git outside plan mode"
+    where: str
+    finding: Finding
+
+
+@dataclass(frozen=True)
+class RepositoryKey(Problem):
+    code = Code.BP601
+    effect = Effect.EXEC
+    hint_format = _HINT
+    finding: Finding
+
+    def message(self) -> str:
+        finding = self.finding
+        value = finding.value if finding.value is not None else "true"
+        return (f"the repository config {finding.path} sets `{finding.what}` = `{value}`: {finding.why}; "
+                "repository config is untrusted, so only keys known to run nothing are allowed")
+
+
+@dataclass(frozen=True)
+class RepositoryUnreadable(Problem):
+    code = Code.BP601
+    effect = Effect.EXEC
+    message_format = "the repository at {directory} cannot be judged: {error}"
+    hint_format = "fix or remove that file, or run {program} outside plan mode"
+    directory: str
+    error: Exception
+    program: str
+
+
+@dataclass(frozen=True)
+class BisectTerm(Problem):
+    code = Code.BP601
+    effect = Effect.STATE
+    message_format = ("the repository at {where} bisects with a term named `{term}` ({path}), so `git "
+                      "bisect {term}` marks the current commit and checks out another")
+    hint_format = "end that bisection (`git bisect reset`) outside plan mode"
+    where: str
+    term: str
+    path: str
+
+
+@dataclass(frozen=True)
+class NoRerereCache(Problem):
+    code = Code.BP601
+    effect = Effect.WRITE
+    message_format = ("the repository at {where} has no rr-cache directory ({path}): with rerere.enabled "
+                      "set in any config, `git rerere` creates it before it reads anything")
+    hint_format = "without rr-cache rerere has recorded nothing, so there is nothing to show"
+    where: str
+    path: str
+
+
+@dataclass(frozen=True)
+class PartialClone(Problem):
+    code = Code.BP601
+    effect = Effect.NETWORK
+    message_format = ("the repository at {where} is a partial clone ({promisor}): `git {sub}` may need "
+                      "objects it does not have, and git then fetches them from the promisor remote's "
+                      "URL, which the repository chooses (and may run `git maintenance` afterwards)")
+    hint_format = ("in a partial clone, use commands that read no objects (git ls-files, git rev-parse, "
+                   "git branch, git remote -v); fetch outside plan mode first")
+    where: str
+    promisor: str
+    sub: str | None
+
+
 def _deny_findings(report, where: str, anchor, ctx) -> None:
     for finding in report.findings:
         if finding.kind == "hook":
-            message = (f"the repository at {where} has {finding.what} ({finding.path}), "
-                       "which `git status` runs when it refreshes the index")
-            hint = "remove the hook if you do not trust it, or run git outside plan mode"
+            ctx.deny(RepositoryHook(where, finding), anchor)
         else:
-            value = finding.value if finding.value is not None else "true"
-            message = (f"the repository config {finding.path} sets `{finding.what}` = `{value}`: "
-                       f"{finding.why}; repository config is untrusted, so only keys known to "
-                       "run nothing are allowed")
-            hint = _HINT
-        ctx.deny(Code.BP601, anchor, message, hint, Effect.EXEC)
+            ctx.deny(RepositoryKey(finding), anchor)
 
 
 def git_repo_config(inv, ctx) -> None:
@@ -182,33 +250,15 @@ def git_repo_config(inv, ctx) -> None:
             report = inspect(repo, trusted)
             term = _bisect_term(repo, rest[0].value) if sub == "bisect" and rest else None
         except (ConfigSyntaxError, Unreadable) as error:
-            ctx.deny(Code.BP601, anchor, f"the repository at {directory} cannot be "
-                     f"judged: {error}", "fix or remove that file, or run git outside plan mode",
-                     Effect.EXEC)
+            ctx.deny(RepositoryUnreadable(directory, error, "git"), anchor)
             continue
         _deny_findings(report, where, anchor, ctx)
         if term is not None:
-            ctx.deny(Code.BP601, anchor,
-                     f"the repository at {where} bisects with a term named `{term}` "
-                     f"({os.path.join(repo.git_dir, 'BISECT_TERMS')}), so `git bisect {term}` marks "
-                     "the current commit and checks out another",
-                     "end that bisection (`git bisect reset`) outside plan mode", Effect.STATE)
+            ctx.deny(BisectTerm(where, term, os.path.join(repo.git_dir, "BISECT_TERMS")), anchor)
         if sub == "rerere" and not os.path.isdir(os.path.join(repo.common_dir, "rr-cache")):
-            ctx.deny(Code.BP601, anchor,
-                     f"the repository at {where} has no rr-cache directory "
-                     f"({os.path.join(repo.common_dir, 'rr-cache')}): with rerere.enabled set in any "
-                     "config, `git rerere` creates it before it reads anything",
-                     "without rr-cache rerere has recorded nothing, so there is nothing to show",
-                     Effect.WRITE)
+            ctx.deny(NoRerereCache(where, os.path.join(repo.common_dir, "rr-cache")), anchor)
         if report.promisor and _may_fetch(sub, rest):
-            ctx.deny(Code.BP601, anchor,
-                     f"the repository at {where} is a partial clone ({report.promisor[0]}): "
-                     f"`git {sub}` may need objects it does not have, and git then fetches them "
-                     "from the promisor remote's URL, which the repository chooses (and may run "
-                     "`git maintenance` afterwards)",
-                     "in a partial clone, use commands that read no objects (git ls-files, "
-                     "git rev-parse, git branch, git remote -v); fetch outside plan mode first",
-                     Effect.NETWORK)
+            ctx.deny(PartialClone(where, report.promisor[0], sub), anchor)
 
 
 @rule("gh_git_config", codes=[Code.BP601], deny=[], allow=["gh pr list", "gh --version"],
@@ -230,7 +280,6 @@ def gh_git_config(inv, ctx) -> None:
                 continue
             report = inspect(repo, trusted)
         except (ConfigSyntaxError, Unreadable) as error:
-            ctx.deny(Code.BP601, anchor, f"the repository at {directory} cannot be judged: {error}",
-                     "fix or remove that file, or run gh outside plan mode", Effect.EXEC)
+            ctx.deny(RepositoryUnreadable(directory, error, "gh"), anchor)
             continue
         _deny_findings(report, directory, anchor, ctx)

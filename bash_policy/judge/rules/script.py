@@ -9,7 +9,8 @@ import os
 from dataclasses import dataclass
 
 from ...read.model import Span, Word
-from ..codes import Code
+from ..codes import Code, Effect
+from ..problems import Problem
 from ..special import on_disk, special_in, stdin_in
 
 # Files a script may name for writing: the output streams, which GNU sed,
@@ -47,6 +48,64 @@ class ReadsFile:
     name: str
 
 
+@dataclass(frozen=True)
+class ScriptMissing(Problem):
+    code = Code.BP407
+    message_format = "`{program}` needs a {what}"
+    hint_format = "give the {what}: {example}"
+    program: str
+    what: str  # "script", "program", ...
+    example: str
+
+
+@dataclass(frozen=True)
+class ScriptNotLiteral(Problem):
+    code = Code.BP407
+    message_format = "the {program} {what} `{word.text}` is not literal"
+    hint_format = "write the {what} literally, in single quotes"
+    program: str
+    what: str
+    word: Word
+
+
+@dataclass(frozen=True)
+class ScriptUnreadable(Problem):
+    code = Code.BP407
+    hint_format = "rewrite it with plain commands; the checker denies what it cannot read"
+    program: str
+    offset: int
+    snippet: str
+    reason: str
+
+    def message(self) -> str:
+        shown = f" (`{self.snippet}`)" if self.snippet else ""
+        return f"the {self.program} script is not understood at offset {self.offset}{shown}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class ScriptReadsDevice(Problem):
+    code = Code.BP407
+    effect = Effect.HANG
+    message_format = "the {program} script reads `{name}`, a device or kernel file whose reading may never end"
+    hint_format = "read a regular file"
+    program: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ScriptCommand(Problem):
+    """What a script reader found the script doing (Finding: its effect, what and fix)."""
+
+    code = Code.BP407
+    message_format = "the {program} script: {finding.what}"
+    hint_format = "{finding.fix}"
+    program: str
+    finding: Finding
+
+    def consequence(self) -> Effect:
+        return Effect(self.finding.effect)
+
+
 def script_span(word: Word, start: int, end: int) -> Span:
     """The source span of characters [start, end) of `word`'s value, when the
     word is written plainly or in one pair of quotes; else the whole word."""
@@ -79,13 +138,11 @@ def script_operand(inv, ctx, what: str, example: str):
     program = inv.spec.display
     if not inv.positionals:
         if not only_info(inv):
-            ctx.deny(Code.BP407, inv.words[0].span, f"`{program}` needs a {what}",
-                     f"give the {what}: {example}")
+            ctx.deny(ScriptMissing(program, what, example), inv.words[0].span)
         return None
     first = inv.positionals[0]
     if first.value is None:
-        ctx.deny(Code.BP407, first.span, f"the {program} {what} `{first.text}` is not literal",
-                 f"write the {what} literally, in single quotes")
+        ctx.deny(ScriptNotLiteral(program, what, first), first.span)
         return None
     return first, first.value
 
@@ -111,10 +168,7 @@ def judge_pieces(program: str, pieces, ctx, read) -> None:
     except Unreadable as error:
         span, local = locate(error.offset, error.offset + 1)
         snippet = text[error.offset:error.offset + 12].split("\n")[0]
-        ctx.deny(Code.BP407, span,
-                 f"the {program} script is not understood at offset {local}"
-                 + (f" (`{snippet}`)" if snippet else "") + f": {error.reason}",
-                 "rewrite it with plain commands; the checker denies what it cannot read")
+        ctx.deny(ScriptUnreadable(program, local, snippet, error.reason), span)
         return
     for finding in findings:
         span, _ = locate(finding.start, finding.end)
@@ -124,7 +178,6 @@ def judge_pieces(program: str, pieces, ctx, read) -> None:
             if name == "-" or stdin_in(name, ctx.directories()) or "stdin" in found:
                 ctx.reads_stdin = True  # the script's later lines, when piped into bash
             elif special_in(name, ctx.directories()) or found - {None}:
-                ctx.deny(Code.BP407, span, f"the {program} script reads `{name}`, a device or "
-                         "kernel file whose reading may never end", "read a regular file", "hang")
+                ctx.deny(ScriptReadsDevice(program, name), span)
             continue
-        ctx.deny(Code.BP407, span, f"the {program} script: {finding.what}", finding.fix, finding.effect)
+        ctx.deny(ScriptCommand(program, finding), span)

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import decimal
 import re
+from dataclasses import dataclass
 
+from ...read.model import Word
 from ..codes import Code, Effect
-from ..engine import FlagUse
+from ..context import FlagUse
+from ..problems import Problem
 from ..shapes import local_name, single
 from . import rule
 
@@ -20,6 +23,17 @@ _HUGE = 10**18  # counts from here on are only reported as "more than"
 _DURATION = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([smhd]?)")
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 _DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+@dataclass(frozen=True)
+class PrintfAssigns(Problem):
+    code = Code.BP400
+    effect = Effect.STATE
+    message_format = ("`printf {option}` assigns the output to the shell variable `{name}` instead of "
+                      "printing it")
+    hint_format = "drop -v and let printf print"
+    option: str
+    name: str
 
 
 @rule("printf_no_assign", codes=[Code.BP400], deny=["printf -vX '%s' a"],
@@ -32,10 +46,32 @@ def printf_no_assign(inv, ctx) -> None:
     if len(inv.words) > 1:
         first = inv.words[1]
         if first.value and first.value.startswith("-v") and first.value != "-v":
-            ctx.deny(Code.BP400, first.span,
-                     f"`printf {first.value}` assigns the output to the shell variable "
-                     f"`{first.value[2:]}` instead of printing it",
-                     "drop -v and let printf print", Effect.STATE)
+            ctx.deny(PrintfAssigns(first.value, first.value[2:]), first.span)
+
+
+@dataclass(frozen=True)
+class DateOperandNotLiteral(Problem):
+    code = Code.BP406
+    message_format = "`{word.text}` as an operand of date is not literal"
+    hint_format = "write the +FORMAT operand literally, in quotes"
+    word: Word
+
+
+@dataclass(frozen=True)
+class DateSetsClock(Problem):
+    code = Code.BP406
+    effect = Effect.STATE
+    message_format = "`date {value}` sets the system clock (an operand without `+` is a new date)"
+    hint_format = "show a date with `date -d 'STRING'`, or format with `date +FORMAT`"
+    value: str
+
+
+@dataclass(frozen=True)
+class DateSecondFormat(Problem):
+    code = Code.BP406
+    message_format = "`date` takes one +FORMAT operand"
+    hint_format = "drop `{word.text}`"
+    word: Word
 
 
 @rule("date_format_only", codes=[Code.BP406], deny=["date 0101000025"], allow=["date +%Y-%m-%d"])
@@ -44,15 +80,48 @@ def date_format_only(inv, ctx) -> None:
     Any other operand is a new date: it sets the system clock."""
     for index, word in enumerate(inv.positionals):
         if word.value is None:
-            ctx.deny(Code.BP406, word.span, f"`{word.text}` as an operand of date is not literal",
-                     "write the +FORMAT operand literally, in quotes")
+            ctx.deny(DateOperandNotLiteral(word), word.span)
         elif not word.value.startswith("+"):
-            ctx.deny(Code.BP406, word.span,
-                     f"`date {word.value}` sets the system clock (an operand without `+` is a new date)",
-                     "show a date with `date -d 'STRING'`, or format with `date +FORMAT`", Effect.STATE)
+            ctx.deny(DateSetsClock(word.value), word.span)
         elif index > 0:
-            ctx.deny(Code.BP406, word.span, "`date` takes one +FORMAT operand",
-                     f"drop `{word.text}`")
+            ctx.deny(DateSecondFormat(word), word.span)
+
+
+@dataclass(frozen=True)
+class TestsVariable(Problem):
+    code = Code.BP400
+    effect = Effect.EXEC
+    message_format = ("`{program} {operator}` evaluates the array subscript in the variable name it "
+                      "tests, which can run commands")
+    hint_format = "test files and strings only (-e, -f, -d, -n, -z, =, !=)"
+    program: str
+    operator: str
+
+
+@dataclass(frozen=True)
+class TestWordSplits(Problem):
+    code = Code.BP203
+    effect = Effect.EXEC
+    message_format = ("`{word.text}` may become several words, and every word test reads is part of "
+                      "its expression: a file named `-v` followed by one named `a[$(cmd)]` runs cmd")
+    word: Word
+
+    def hint(self) -> str:
+        text = self.word.text
+        if "$" in text and '"' not in text:
+            return f'quote it so it stays one word: "{text}"'
+        return "test one literal path: `test -f src/main.py`"
+
+
+@dataclass(frozen=True)
+class TestComputedOperator(Problem):
+    code = Code.BP203
+    effect = Effect.EXEC
+    message_format = ("`{word.text}` is computed at run time: as `-v` it would make test evaluate the "
+                      "subscript of `{name.text}`, which can run commands")
+    hint_format = "put a literal operator between computed words: [ \"$a\" = \"$b\" ]"
+    word: Word
+    name: Word
 
 
 @rule("test_no_variable_tests", codes=[Code.BP400, Code.BP203],
@@ -72,23 +141,40 @@ def test_no_variable_tests(inv, ctx) -> None:
     words = inv.positionals
     for k, word in enumerate(words):
         if word.value in ("-v", "-R"):
-            ctx.deny(Code.BP400, word.span,
-                     f"`{inv.spec.display} {word.value}` evaluates the array subscript in the "
-                     "variable name it tests, which can run commands",
-                     "test files and strings only (-e, -f, -d, -n, -z, =, !=)", Effect.EXEC)
+            ctx.deny(TestsVariable(inv.spec.display, word.value), word.span)
         elif word.value is not None:
             continue
         elif not single(word, ctx.source, ctx.variables):
-            ctx.deny(Code.BP203, word.span,
-                     f"`{word.text}` may become several words, and every word test reads is part "
-                     "of its expression: a file named `-v` followed by one named `a[$(cmd)]` runs cmd",
-                     f'quote it so it stays one word: "{word.text}"' if "$" in word.text and '"' not in word.text
-                     else "test one literal path: `test -f src/main.py`", Effect.EXEC)
+            ctx.deny(TestWordSplits(word), word.span)
         elif k + 1 < len(words) and (words[k + 1].value is None or "[" in words[k + 1].value):
-            ctx.deny(Code.BP203, words[k + 1].span,
-                     f"`{word.text}` is computed at run time: as `-v` it would make test evaluate "
-                     f"the subscript of `{words[k + 1].text}`, which can run commands",
-                     "put a literal operator between computed words: [ \"$a\" = \"$b\" ]", Effect.EXEC)
+            ctx.deny(TestComputedOperator(word, words[k + 1]), words[k + 1].span)
+
+
+@dataclass(frozen=True)
+class ReadsReply(Problem):
+    code = Code.BP406
+    message_format = "`read` without a name assigns REPLY, which later commands cannot be checked against"
+    hint_format = "name the variable: `read -r line`"
+
+
+@dataclass(frozen=True)
+class ReadNameEvaluated(Problem):
+    code = Code.BP406
+    effect = Effect.EXEC
+    message_format = ("`read {word.text}`: a name with a subscript or an expansion is evaluated, which "
+                      "can run commands")
+    hint_format = "read into a plain lower-case name: `read -r line`"
+    word: Word
+
+
+@dataclass(frozen=True)
+class ReadExportedName(Problem):
+    code = Code.BP600
+    effect = Effect.STATE
+    message_format = ("`read {name}` may assign a variable the harness exported, changing what later "
+                      "programs run with")
+    hint_format = "read into a lower-case name: `read -r line`"
+    name: str
 
 
 @rule("read_names", codes=[Code.BP406, Code.BP600],
@@ -99,18 +185,47 @@ def read_names(inv, ctx) -> None:
     name the harness may have exported (PAGER, GIT_*, http_proxy) would change
     what later programs run with; without a name, bash assigns REPLY."""
     if not inv.positionals:
-        ctx.deny(Code.BP406, inv.words[0].span, "`read` without a name assigns REPLY, which later "
-                 "commands cannot be checked against", "name the variable: `read -r line`")
+        ctx.deny(ReadsReply(), inv.words[0].span)
     for word in inv.positionals:
         name = word.value
         if name is None or not (name.isascii() and name.isidentifier()):
-            ctx.deny(Code.BP406, word.span, f"`read {word.text}`: a name with a subscript or an "
-                     "expansion is evaluated, which can run commands",
-                     "read into a plain lower-case name: `read -r line`", Effect.EXEC)
+            ctx.deny(ReadNameEvaluated(word), word.span)
         elif not local_name(name):
-            ctx.deny(Code.BP600, word.span, f"`read {name}` may assign a variable the harness "
-                     "exported, changing what later programs run with",
-                     "read into a lower-case name: `read -r line`", Effect.STATE)
+            ctx.deny(ReadExportedName(name), word.span)
+
+
+@dataclass(frozen=True)
+class SleepNotPlain(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = "`sleep {word.text}` is not a plain duration; it may never end"
+    hint_format = "write a number of seconds up to {limit}, e.g. `sleep 2`"
+    word: Word
+    limit: int = SLEEP_LIMIT_SECONDS
+
+
+@dataclass(frozen=True)
+class WaitsInUnboundedLoop(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = ("{what} may run an unknown number of times (in a loop over files or lines, or for "
+                      "each path or input a wrapper finds), so it may wait for ever")
+    hint_format = "run it once, outside the loop, or loop over words written out"
+    what: str
+
+
+@dataclass(frozen=True)
+class WaitsTooLong(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = "{what} waits {seconds:g} seconds{times}{before}, more than the plan-mode limit of {limit}"
+    hint_format = "{advice}"
+    what: str
+    seconds: float
+    times: str  # " × N runs of its loop", or ""
+    before: str  # " after S seconds of waiting before it", or ""
+    advice: str
+    limit: int = SLEEP_LIMIT_SECONDS
 
 
 @rule("sleep_bounded", codes=[Code.BP406],
@@ -127,9 +242,7 @@ def sleep_bounded(inv, ctx) -> None:
     for word in inv.positionals:
         match = _DURATION.fullmatch(word.value or "")
         if match is None:
-            ctx.deny(Code.BP406, word.span,
-                     f"`sleep {word.text}` is not a plain duration; it may never end",
-                     f"write a number of seconds up to {SLEEP_LIMIT_SECONDS}, e.g. `sleep 2`", Effect.HANG)
+            ctx.deny(SleepNotPlain(word), word.span)
             return
         total += float(match[1]) * _UNIT_SECONDS[match[2]]
     waits(ctx, total, inv.words[0].span, inv.positionals[-1].span if inv.positionals else inv.words[0].span,
@@ -141,21 +254,42 @@ def waits(ctx, seconds: float, loop_span, span, what: str, fix: str) -> None:
     the loops around the command and every wait before it in the script; deny
     what would exceed it.  Shared by every program that waits between reports."""
     if seconds and ctx.repeats is None:
-        ctx.deny(Code.BP406, loop_span,
-                 f"{what} may run an unknown number of times (in a loop over files or lines, or "
-                 "for each path or input a wrapper finds), so it may wait for ever",
-                 "run it once, outside the loop, or loop over words written out", Effect.HANG)
+        ctx.deny(WaitsInUnboundedLoop(what), loop_span)
     elif seconds * (ctx.repeats or 1) + ctx.slept > SLEEP_LIMIT_SECONDS:
         times = f" × {ctx.repeats} runs of its loop" if ctx.repeats != 1 else ""
         before = f" after {ctx.slept:g} seconds of waiting before it" if ctx.slept else ""
-        ctx.deny(Code.BP406, span,
-                 f"{what} waits {seconds:g} seconds{times}{before}, more than the plan-mode limit of "
-                 f"{SLEEP_LIMIT_SECONDS}", fix, Effect.HANG)
+        ctx.deny(WaitsTooLong(what, seconds, times, before, fix), span)
     ctx.slept += seconds * (ctx.repeats or 1)
 
 
 _WHOLE = re.compile(r"[0-9]+")
 _PLAIN_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
+@dataclass(frozen=True)
+class TopInteractive(Problem):
+    code = Code.BP400
+    effect = Effect.INTERACTIVE
+    message_format = ("`top` without -b reads keys from the terminal, and its keys kill processes and "
+                      "write its settings file")
+    hint_format = "print one report: top -bn1"
+
+
+@dataclass(frozen=True)
+class TopUnbounded(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = "`top -b` without -n reports until interrupted"
+    hint_format = "bound it: top -bn1"
+
+
+@dataclass(frozen=True)
+class TopDelayUnknown(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = ("`top` waits between reports for the delay its settings file names (3 seconds "
+                      "unless a toprc says otherwise)")
+    hint_format = "say how long: top -b -n 2 -d 1"
 
 
 @rule("top_batch_bounded", codes=[Code.BP400, Code.BP406],
@@ -172,23 +306,29 @@ def top_batch_bounded(inv, ctx) -> None:
     positive decimal and -d through strtod (tried: `1e1` and `0x10` waited), so
     only plain decimals are counted; the waits share sleep's limit."""
     if not inv.has("-b"):
-        ctx.deny(Code.BP400, inv.words[0].span, "`top` without -b reads keys from the terminal, and its "
-                 "keys kill processes and write its settings file", "print one report: top -bn1", Effect.INTERACTIVE)
+        ctx.deny(TopInteractive(), inv.words[0].span)
         return
     reports = _plain(ctx, inv.uses("-n"), _WHOLE, "a whole number of reports", "top -bn1")
     delays = _plain(ctx, inv.uses("-d"), _PLAIN_SECONDS, "a plain number of seconds", "top -b -n 2 -d 1")
     if reports is None or delays is None:
         return
     if not reports:
-        ctx.deny(Code.BP406, inv.words[0].span, "`top -b` without -n reports until interrupted",
-                 "bound it: top -bn1", Effect.HANG)
+        ctx.deny(TopUnbounded(), inv.words[0].span)
     elif max(reports) > 1 and not delays:
-        ctx.deny(Code.BP406, inv.uses("-n")[-1].word.span, "`top` waits between reports for the delay its "
-                 "settings file names (3 seconds unless a toprc says otherwise)",
-                 "say how long: top -b -n 2 -d 1", Effect.HANG)
+        ctx.deny(TopDelayUnknown(), inv.uses("-n")[-1].word.span)
     elif max(reports) > 1:
         waits(ctx, (max(reports) - 1) * max(delays), inv.words[0].span, inv.uses("-n")[-1].word.span,
               "`top`", "fewer or shorter reports: top -bn1")
+
+
+@dataclass(frozen=True)
+class VmstatUnbounded(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = ("`vmstat {delay.text}` reports every {delay.text} seconds until interrupted unless "
+                      "a literal count follows the delay")
+    hint_format = "add a count: vmstat 1 3"
+    delay: Word
 
 
 @rule("vmstat_bounded", codes=[Code.BP406],
@@ -205,11 +345,18 @@ def vmstat_bounded(inv, ctx) -> None:
         return
     if len(numbers) == 1:
         delay = inv.positionals[0]
-        ctx.deny(Code.BP406, delay.span, f"`vmstat {delay.text}` reports every {delay.text} seconds until "
-                 "interrupted unless a literal count follows the delay", "add a count: vmstat 1 3", Effect.HANG)
+        ctx.deny(VmstatUnbounded(delay), delay.span)
     else:
         waits(ctx, numbers[0] * max(numbers[1] - 1, 0), inv.words[0].span, inv.positionals[1].span,
               "`vmstat`", "fewer or shorter reports: vmstat 1 3")
+
+
+@dataclass(frozen=True)
+class FreeUnbounded(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = "`free -s` without -c reports until interrupted"
+    hint_format = "add a count: free -s 1 -c 3"
 
 
 @rule("free_bounded", codes=[Code.BP406],
@@ -225,11 +372,21 @@ def free_bounded(inv, ctx) -> None:
     if counts is None or delays is None or not (counts or delays):
         return
     if not counts:
-        ctx.deny(Code.BP406, inv.uses("-s")[-1].word.span, "`free -s` without -c reports until interrupted",
-                 "add a count: free -s 1 -c 3", Effect.HANG)
+        ctx.deny(FreeUnbounded(), inv.uses("-s")[-1].word.span)
     else:
         waits(ctx, max(delays or [1]) * max(max(counts) - 1, 0), inv.words[0].span, inv.uses("-c")[-1].word.span,
               "`free`", "fewer or shorter reports: free -c 3")
+
+
+@dataclass(frozen=True)
+class CountNotPlain(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = "`{word.text}` is not {meaning}, so how long it runs is unknown"
+    hint_format = "write it plainly, e.g. `{example}`"
+    word: Word
+    meaning: str
+    example: str
 
 
 def _plain(ctx, items, form: re.Pattern, meaning: str, fix: str) -> list[float] | None:
@@ -242,11 +399,30 @@ def _plain(ctx, items, form: re.Pattern, meaning: str, fix: str) -> list[float] 
         else:
             value, word = item.value, item
         if value is None or not form.fullmatch(value):
-            ctx.deny(Code.BP406, word.span, f"`{word.text}` is not {meaning}, so how long it runs is unknown",
-                     f"write it plainly, e.g. `{fix}`", Effect.HANG)
+            ctx.deny(CountNotPlain(word, meaning, fix), word.span)
             return None
         numbers.append(float(value))
     return numbers
+
+
+@dataclass(frozen=True)
+class SeqNotPlain(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = ("`seq {word.text}` is not a plain decimal number, so the length of the output is "
+                      "unknown (`inf` never ends)")
+    hint_format = "write decimal numbers, e.g. `seq 1 100`"
+    word: Word
+
+
+@dataclass(frozen=True)
+class SeqTooLong(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = "`seq` would print {count}; the plan-mode limit is {limit}"
+    hint_format = "print a shorter range"
+    count: str  # "endlessly", "N lines", ...
+    limit: int = SEQ_LIMIT_LINES
 
 
 @rule("seq_bounded", codes=[Code.BP406],
@@ -267,10 +443,7 @@ def seq_bounded(inv, ctx) -> None:
     values = []
     for word in numbers:
         if word.value is None or not _DECIMAL.fullmatch(word.value):
-            ctx.deny(Code.BP406, word.span,
-                     f"`seq {word.text}` is not a plain decimal number, so the length of the "
-                     "output is unknown (`inf` never ends)",
-                     "write decimal numbers, e.g. `seq 1 100`", Effect.HANG)
+            ctx.deny(SeqNotPlain(word), word.span)
             return
         values.append(word.value)
     if not 1 <= len(values) <= 3:
@@ -284,10 +457,7 @@ def seq_bounded(inv, ctx) -> None:
                  else "lines an unknown number of times (in a loop or for each path or input found)" if lines is None
                  else "more than 10^18 lines" if lines >= _HUGE
                  else f"{lines} lines" + (" over the runs of its loop" if looped else ""))
-        ctx.deny(Code.BP406, numbers[-1].span,
-                 f"`seq` would print {count}; "
-                 f"the plan-mode limit is {SEQ_LIMIT_LINES}",
-                 "print a shorter range", Effect.HANG)
+        ctx.deny(SeqTooLong(count), numbers[-1].span)
 
 
 def _seq_lines(operands: list[str]) -> int | None:
@@ -322,15 +492,30 @@ def _seq_lines(operands: list[str]) -> int | None:
         return None
 
 
+@dataclass(frozen=True)
+class InterpreterReadsCode(Problem):
+    code = Code.BP406
+    effect = Effect.EXEC
+    message_format = "`{name}` without arguments runs the code it reads from standard input"
+    hint_format = "only `{name} --version` is allowed; running code needs leaving plan mode"
+    name: str
+
+
 @rule("interpreter_needs_flag", codes=[Code.BP406], deny=["python3"], allow=["python3 --version"])
 def interpreter_needs_flag(inv, ctx) -> None:
     """A bare interpreter (`python3`, `node`) with no arguments.
     It runs the code it reads from standard input."""
     if len(inv.words) == 1:
-        name = inv.spec.display
-        ctx.deny(Code.BP406, inv.words[0].span,
-                 f"`{name}` without arguments runs the code it reads from standard input",
-                 f"only `{name} --version` is allowed; running code needs leaving plan mode", Effect.EXEC)
+        ctx.deny(InterpreterReadsCode(inv.spec.display), inv.words[0].span)
+
+
+@dataclass(frozen=True)
+class CargoResolves(Problem):
+    code = Code.BP406
+    effect = Effect.NETWORK
+    message_format = ("`cargo metadata` without --no-deps resolves dependencies, which may download them "
+                      "and rewrite Cargo.lock")
+    hint_format = "write `cargo metadata --no-deps --format-version 1`"
 
 
 @rule("cargo_metadata_no_deps", codes=[Code.BP406], deny=["cargo metadata"],
@@ -339,16 +524,23 @@ def cargo_metadata_no_deps(inv, ctx) -> None:
     """`cargo metadata` without --no-deps.
     Resolving dependencies may download them and rewrite Cargo.lock."""
     if not inv.has("--no-deps"):
-        ctx.deny(Code.BP406, inv.words[0].span,
-                 "`cargo metadata` without --no-deps resolves dependencies, which may download "
-                 "them and rewrite Cargo.lock",
-                 "write `cargo metadata --no-deps --format-version 1`", Effect.NETWORK)
+        ctx.deny(CargoResolves(), inv.words[0].span)
 
 
 # getent databases answered from local files (nsswitch's `files` on a default
 # system); hosts, ahosts*, networks and netgroup may ask DNS or NIS for a name.
 _LOCAL_DATABASES = frozenset({"passwd", "group", "shadow", "gshadow", "services", "protocols", "rpc",
                               "ethers", "aliases", "initgroups"})
+
+
+@dataclass(frozen=True)
+class GetentRemote(Problem):
+    code = Code.BP406
+    effect = Effect.NETWORK
+    message_format = "`getent {database.text}` may ask DNS or NIS, sending the names it looks up off the machine"
+    hint_format = "use a local database ({local}); read /etc/hosts with grep"
+    database: Word
+    local: str = ", ".join(sorted(_LOCAL_DATABASES))
 
 
 @rule("getent_database", codes=[Code.BP406],
@@ -363,10 +555,7 @@ def getent_database(inv, ctx) -> None:
         return  # getent alone prints its usage
     database = inv.positionals[0]
     if database.value not in _LOCAL_DATABASES:
-        ctx.deny(Code.BP406, database.span,
-                 f"`getent {database.text}` may ask DNS or NIS, sending the names it looks up off the machine",
-                 f"use a local database ({', '.join(sorted(_LOCAL_DATABASES))}); "
-                 "read /etc/hosts with grep", Effect.NETWORK)
+        ctx.deny(GetentRemote(database), database.span)
 
 
 # ss filter words that name no host: keywords, socket states, numbers, IPv4
@@ -381,6 +570,17 @@ _SS_WORDS = frozenset({
 _SS_ADDRESS = re.compile(r"(?:[0-9.*]+(?:/[0-9]+)?|\[[0-9A-Fa-f:.]+\](?:/[0-9]+)?)?(?::[0-9*]+)?|[0-9]+")
 # lsof -i [46][PROTOCOL][@HOST][:PORT]: HOST a number or a bracketed IPv6 address.
 _LSOF_HOST = re.compile(r"@(?!(?:[0-9.]+|\[[0-9A-Fa-f:.]+\])(?::|\Z))")
+
+
+@dataclass(frozen=True)
+class LooksUpName(Problem):
+    code = Code.BP406
+    effect = Effect.NETWORK
+    message_format = ("`{word.text}` names a host or service that {program} looks up, sending the name "
+                      "off the machine")
+    hint_format = "write the address and port as numbers"
+    word: Word
+    program: str
 
 
 @rule("no_name_lookups", codes=[Code.BP406],
@@ -402,9 +602,16 @@ def no_name_lookups(inv, ctx) -> None:
                  if w.value is None or any(token not in _SS_WORDS and not _SS_ADDRESS.fullmatch(token)
                                            for token in re.findall(r"[()]|[^\s()]+", w.value))]
     if words:
-        ctx.deny(Code.BP406, words[0].span,
-                 f"`{words[0].text}` names a host or service that {inv.spec.path[0]} looks up, sending "
-                 "the name off the machine", "write the address and port as numbers", Effect.NETWORK)
+        ctx.deny(LooksUpName(words[0], inv.spec.path[0]), words[0].span)
+
+
+@dataclass(frozen=True)
+class FactorTooLarge(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = "`factor {word.text}` may run for minutes: only whole numbers below 2^64 end quickly"
+    hint_format = "factor a smaller number"
+    word: Word
 
 
 @rule("factor_bounded", codes=[Code.BP406], deny=["factor 170141183460469241536131778892510818777"],
@@ -416,8 +623,7 @@ def factor_bounded(inv, ctx) -> None:
     for word in inv.positionals:
         digits = (word.value or "").strip().lstrip("+")
         if not digits.isdigit() or int(digits) >= 2 ** 64:
-            ctx.deny(Code.BP406, word.span, f"`factor {word.text}` may run for minutes: only whole "
-                     "numbers below 2^64 end quickly", "factor a smaller number", Effect.HANG)
+            ctx.deny(FactorTooLarge(word), word.span)
             return
 
 
@@ -429,6 +635,23 @@ _LOCALES = frozenset({"LANG", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES",
                       "LC_TIME"})
 _ASCII_SAFE_LOCALE = re.compile(r"|C|POSIX|[A-Za-z0-9_@+-]+\.(?:UTF-8|utf8|utf-8|UTF8)(?:@[A-Za-z0-9]+)?")
 _EXPORT_ARGUMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(=?)")
+
+
+@dataclass(frozen=True)
+class ExportReachesLater(Problem):
+    code = Code.BP600
+    effect = Effect.STATE
+    hint_format = ("drop the export, or set the variable for the one command that needs it: "
+                   "`NAME=VALUE command`")
+    word: Word
+    why: str
+    persistent: bool
+
+    def message(self) -> str:
+        later = (" (and the commands of later calls: set persistent_shell = false if every call runs in "
+                 "a new bash)") if self.persistent else ""
+        return (f"`export {self.word.text}` {self.why}, and it reaches every command that runs after "
+                f"it{later}")
 
 
 @rule("export_vars", codes=[Code.BP600],
@@ -451,12 +674,7 @@ def export_vars(inv, ctx) -> None:
         problem = _export_problem(word, ctx)
         if problem is None or not ctx.runs_after():
             continue
-        persistent = " (and the commands of later calls: set persistent_shell = false if every call " \
-                     "runs in a new bash)" if ctx.policy.persistent_shell else ""
-        ctx.deny(Code.BP600, word.span, f"`export {word.text}` {problem}, and it reaches every command "
-                 f"that runs after it{persistent}",
-                 "drop the export, or set the variable for the one command that needs it: "
-                 "`NAME=VALUE command`", Effect.STATE)
+        ctx.deny(ExportReachesLater(word, problem, ctx.policy.persistent_shell), word.span)
 
 
 def _export_problem(word, ctx) -> str | None:
@@ -500,6 +718,17 @@ def _path_problem(word, ctx) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class AptPackageFile(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = ("`{program}` reads `{word.text}` as a package file, which may be a FIFO or device "
+                      "that never ends")
+    hint_format = "query installed or available packages by name"
+    program: str
+    word: Word
+
+
 @rule("apt_operands", codes=[Code.BP406],
       deny=["apt-cache show ./pkg.deb", "apt show /tmp/x.deb", "apt-cache show ..", "apt-cache show sub/x.deb",
             "apt-cache show ./*.deb", "apt-cache show x*/y.deb"],
@@ -515,12 +744,19 @@ def apt_operands(inv, ctx) -> None:
     for word in inv.positionals:
         text = word.value if word.value is not None else word.prefix  # a glob: its fixed start
         if "/" in text or "/" in word.text or text.startswith(".") or (word.value is None and not text):
-            ctx.deny(Code.BP406, word.span, f"`{inv.spec.display}` reads `{word.text}` as a package file, "
-                     "which may be a FIFO or device that never ends",
-                     "query installed or available packages by name", Effect.HANG)
+            ctx.deny(AptPackageFile(inv.spec.display, word), word.span)
 
 
 _CLASS_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*")
+
+
+@dataclass(frozen=True)
+class JavapUrl(Problem):
+    code = Code.BP406
+    effect = Effect.NETWORK
+    message_format = "`javap` opens `{word.text}` as a URL, which may reach the network"
+    hint_format = "give the class file or the class name"
+    word: Word
 
 
 @rule("javap_classes", codes=[Code.BP406],
@@ -537,8 +773,7 @@ def javap_classes(inv, ctx) -> None:
     for word in inv.positionals:
         text = word.value if word.value is not None else word.prefix
         if ":" in text:
-            ctx.deny(Code.BP406, word.span, f"`javap` opens `{word.text}` as a URL, which may reach the "
-                     "network", "give the class file or the class name", Effect.NETWORK)
+            ctx.deny(JavapUrl(word), word.span)
         elif word.value is not None and not word.value.endswith(".class") \
                 and _CLASS_NAME.fullmatch(word.value):
             path = word.value.replace(".", "/") + ".class"
@@ -548,6 +783,29 @@ def javap_classes(inv, ctx) -> None:
 
 
 _OLD_JAR_LIST = re.compile(r"tv?f?|tf?v|vt?f?|vft|ft?v?|fvt")
+
+
+@dataclass(frozen=True)
+class JarOldSyntax(Problem):
+    code = Code.BP406
+    message_format = ("`jar {word.text}` is jar's old option syntax for more than listing (x extracts, c "
+                      "creates, u updates)")
+    hint_format = "list the archive: jar -tf ARCHIVE"
+    word: Word
+
+
+@dataclass(frozen=True)
+class JarArchiveMissing(Problem):
+    code = Code.BP406
+    message_format = "`jar tf` needs the archive, written literally"
+    hint_format = "jar tf ARCHIVE"
+
+
+@dataclass(frozen=True)
+class JarNoMode(Problem):
+    code = Code.BP406
+    message_format = "`jar` without -t (list) or -d (describe) has no read-only mode the checker knows"
+    hint_format = "list the archive: jar -tf ARCHIVE"
 
 
 @rule("jar_archive", codes=[Code.BP406], deny=["jar xf app.jar", "jar cf out.jar A.class", "jar -f app.jar"],
@@ -563,16 +821,13 @@ def jar_archive(inv, ctx) -> None:
     if first is not None and inv.positionals and first is inv.positionals[0]:
         letters = first.value or ""
         if not _OLD_JAR_LIST.fullmatch(letters) or "t" not in letters:
-            ctx.deny(Code.BP406, first.span, f"`jar {first.text}` is jar's old option syntax for more than "
-                     "listing (x extracts, c creates, u updates)", "list the archive: jar -tf ARCHIVE")
+            ctx.deny(JarOldSyntax(first), first.span)
             return
         if "f" in letters:
             if len(inv.positionals) < 2 or inv.positionals[1].value is None:
-                ctx.deny(Code.BP406, first.span, "`jar tf` needs the archive, written literally",
-                         "jar tf ARCHIVE")
+                ctx.deny(JarArchiveMissing(), first.span)
             elif ctx.cwd is not None:
                 check_special_operands([inv.positionals[1]], ctx)
         return
     if not inv.has("-t", "-d", "--version", "-?", "--help-extra"):
-        ctx.deny(Code.BP406, inv.words[0].span, "`jar` without -t (list) or -d (describe) has no "
-                 "read-only mode the checker knows", "list the archive: jar -tf ARCHIVE")
+        ctx.deny(JarNoMode(), inv.words[0].span)

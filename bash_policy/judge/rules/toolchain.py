@@ -12,13 +12,29 @@ command text, so it is looked for in every directory the segment may run in.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from ...repo.files import physical
-from ..codes import Code
+from ..codes import Code, Effect
+from ..problems import Problem
 from . import rule
 from .cd import known_directories
 
 _FILES = ("rust-toolchain.toml", "rust-toolchain")
+
+
+@dataclass(frozen=True)
+class RustupInstalls(Problem):
+    code = Code.BP601
+    effect = Effect.NETWORK
+    hint_format = "read the file instead (cat {found}); run {program} after leaving plan mode"
+    program: str
+    found: str
+
+    def message(self) -> str:
+        runs = self.program if self.program in ("cargo", "rustc") else "rustc --version"
+        return (f"`{self.program}` runs {runs} through rustup, which installs the toolchain that "
+                f"{self.found} names when it is missing (network access, writes to ~/.rustup)")
 _NO_CWD_NOTE = ("rust-toolchain files were not looked for: no working directory was given "
                 "(check(cmd, cwd=DIR) or --cwd DIR)")
 
@@ -48,9 +64,4 @@ def rust_toolchain_file(inv, ctx) -> None:
                                        "network"):
         found = _toolchain_file(directory)
         if found:
-            ctx.deny(Code.BP601, anchor,
-                     f"`{program}` runs {program if program in ('cargo', 'rustc') else 'rustc --version'} through "
-                     f"rustup, which installs the toolchain that {found} names when it is missing "
-                     "(network access, writes to ~/.rustup)",
-                     f"read the file instead (cat {found}); run {program} after leaving plan mode",
-                     "network")
+            ctx.deny(RustupInstalls(program, found), anchor)

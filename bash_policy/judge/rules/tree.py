@@ -8,8 +8,21 @@ value is not the last letter is read differently by the two, so it is denied.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..codes import Code
+from ..problems import Problem
 from . import rule
+
+
+@dataclass(frozen=True)
+class ValueInCluster(Problem):
+    code = Code.BP403
+    message_format = ("`tree {text}`: tree takes the value of -{letter} from the next word, not from the "
+                      "rest of `{text}`, so later words become flag values")
+    hint_format = "write -{letter} and its value as separate words: tree -{letter} VALUE"
+    text: str
+    letter: str
 
 
 @rule("tree_clusters", codes=[Code.BP403],
@@ -27,8 +40,5 @@ def tree_clusters(inv, ctx) -> None:
         for letter in text[1:-1]:
             flag = inv.spec.flags.get("-" + letter)
             if flag is not None and flag.value == "required":
-                ctx.deny(Code.BP403, word.span,
-                         f"`tree {text}`: tree takes the value of -{letter} from the next word, "
-                         f"not from the rest of `{text}`, so later words become flag values",
-                         f"write -{letter} and its value as separate words: tree -{letter} VALUE")
+                ctx.deny(ValueInCluster(text, letter), word.span)
                 break

@@ -6,11 +6,31 @@ rule for that program applies as if it had been typed alone.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...read.model import Assignment, Command, Word
 from ..codes import Code, Effect
+from ..context import Appended
 from ..descriptors import PIPE_IN, PIPE_OUT
-from ..engine import Appended
+from ..problems import Problem
 from . import rule
+
+
+@dataclass(frozen=True)
+class EmptiesEnvironment(Problem):
+    code = Code.BP400
+    effect = Effect.STATE
+    message_format = ("`env -` empties the environment, dropping settings that keep programs "
+                      "non-interactive (such as PAGER=cat)")
+    hint_format = "drop `-`; set only harmless variables, e.g. `env LC_ALL=C rg foo`"
+
+
+@dataclass(frozen=True)
+class InnerProgramNotLiteral(Problem):
+    code = Code.BP302
+    message_format = "the program {after} is not literal"
+    hint_format = "name the program literally"
+    after: str  # "name after `command`", "after `xargs`"
 
 
 @rule("env_command", codes=[Code.BP400],
@@ -23,10 +43,7 @@ def env_command(inv, ctx) -> None:
     for word in inv.positionals:
         value = word.value
         if value == "-":
-            ctx.deny(Code.BP400, word.span,
-                     "`env -` empties the environment, dropping settings that keep programs "
-                     "non-interactive (such as PAGER=cat)",
-                     "drop `-`; set only harmless variables, e.g. `env LC_ALL=C rg foo`", Effect.STATE)
+            ctx.deny(EmptiesEnvironment(), word.span)
             return
         if value is not None and "=" in value:
             name, _, assigned = value.partition("=")
@@ -47,8 +64,7 @@ def command_builtin(inv, ctx) -> None:
         return
     first = inv.positionals[0]
     if first.value is None:
-        ctx.deny(Code.BP302, first.span, "the program name after `command` is not literal",
-                 "name the program literally")
+        ctx.deny(InnerProgramNotLiteral("name after `command`"), first.span)
         return
     ctx.check_inner(inv.words[inv.words.index(first):])
 
@@ -103,8 +119,7 @@ def xargs_command(inv, ctx) -> None:
         return
     first = inv.positionals[0]
     if first.value is None:
-        ctx.deny(Code.BP302, first.span, "the program after `xargs` is not literal",
-                 "name the program literally")
+        ctx.deny(InnerProgramNotLiteral("after `xargs`"), first.span)
         return
     safe = (inv.has("-0") and not inv.uses("-a") and not inv.uses("-d")
             and _input_is_find_paths(ctx))
