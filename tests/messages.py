@@ -119,7 +119,14 @@ def found(command: str, cwd: str | None) -> list[Entry]:
     from bash_policy import check
 
     verdict = check(command, cwd=None if cwd is None else str(ROOT / cwd))
-    return [Entry(d.kind, d.rule, command, cwd, d.message, d.hint) for d in verdict.denials if d.kind]
+    return [Entry(d.kind, d.rule, command, cwd, _portable(d.message), _portable(d.hint))
+            for d in verdict.denials if d.kind]
+
+
+def _portable(text: str) -> str:
+    """A text with the checkout's own path written `<root>`, so that the
+    entries hold in any clone."""
+    return text.replace(str(ROOT), "<root>")
 
 
 def met() -> dict[str, list[Entry]]:

@@ -353,9 +353,11 @@ def complains_when_last(target: Target, name: str, box: Sandbox, report: Report)
 
 
 # The spec's value kinds that agree with each reading of `FLAG CANARY`.
+# The canary starts with `-`, which an unless_flag flag leaves to be an option.
 AGREES = {"value": {"required", "lastarg"}, "lastarg": {"lastarg"},
-          "option": {"none", "optional", "attached"},
-          "attached": {"attached"}, "stops": {"none", "optional", "attached", "required", "lastarg"}}
+          "option": {"none", "optional", "attached", "unless_flag"},
+          "attached": {"attached"},
+          "stops": {"none", "optional", "attached", "required", "lastarg", "unless_flag"}}
 
 
 def written_reading(target: Target, flag: Flag, name: str, word: str, box: Sandbox,

@@ -43,6 +43,10 @@ MISREAD = {
     ("tar", ""): "tar reads a first word without a dash as old-style option letters (input.txt holds t and u); "
                  "`tar tf x --bogus` shows it permutes",
     ("getconf", "-a"): "getconf -a takes an optional PATH operand after it, which the spec reads as an operand",
+    ("jar", "-h"): "jar names an unknown option in other words after -h or -? (`Illegal option: --x`, not "
+                   "`unrecognized option : --x`), so the canary reads as taken; it was not (`jar -h --x` refuses --x)",
+    ("jar", "-?"): "jar names an unknown option in other words after -h or -? (`Illegal option: --x`, not "
+                   "`unrecognized option : --x`), so the canary reads as taken; it was not (`jar -? --x` refuses --x)",
     ("vmstat", "-f"): "vmstat prints the fork count and exits as it reads -f (`vmstat -f --bogus` exits 0)",
     ("vmstat", "--forks"): "vmstat prints the fork count and exits as it reads -f (`vmstat -f --bogus` exits 0)",
 }
@@ -53,8 +57,9 @@ MISREAD |= {("top", flag): "top names a bad value it took in its complaint, as i
                          "--iterations", "-o", "--sort-override", "-p", "--pid", "-U", "--filter-any-user",
                          "-u", "--filter-only-euser")}
 
-# Allowed flags the installed version does not have (it refuses them, so they
-# do nothing here); each was checked against the manual of the version named.
+# Allowed flags the installed version refuses in the probe's form, so that they do
+# nothing here: flags it does not have (each checked against the manual of the
+# version named), and flags it takes only in other company (said why).
 NEWER = {
     "gh search code *": "gh 2.23 has no `search code` (gh manual, later releases)",
     "gh cache *": "gh 2.23 has no `cache` (gh manual, later releases)",
@@ -71,6 +76,12 @@ NEWER = {
     "git check-attr --source": "git 2.40",
     "git shortlog *": "revision options shortlog reads only in later versions",
     "jq *": "jq 1.7: --raw-output0, -b/--binary, --build-configuration",
+    "apt-cache -*": "apt reads every option before it knows the command, then refuses one the command does not "
+                    "take; the probe gives the option with no command (each command's own are probed too)",
+    "apt -*": "as apt-cache",
+    "jps -help": "jps takes its help options only as the sole word: `jps -help -x` says `illegal argument: -help`",
+    "jps -[?h]": "as jps -help",
+    "jps --help": "as jps -help",
     "mawk *": "the awk spec is shared by gawk, mawk and the one-true-awk; mawk refuses gawk's options",
 }
 
