@@ -56,6 +56,8 @@ EXITS = {
                "  126  not run: the kernel offers no full confinement here (stderr says which step)\n"
                "  127  the program was not found\n" + _ERROR,
     "doctor": "  0  reported (whatever the machine offers)\n" + _ERROR,
+    "trust": "  0  trusted, listed or removed\n  1  --remove: PATH was not trusted\n"
+             "  2  no config governs PATH, or a usage or config error",
 }
 SERVE_PROTOCOL = """\
 Checks commands sent as JSON lines on stdin; one answer a line on stdout, in order.
@@ -98,9 +100,11 @@ def _directory(value: str) -> str:
 
 
 def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    """A number above 0; as seconds (a float), at most a year (inf or 1e308
+    overflowed the clock arithmetic: red team RT-B)."""
     def convert(value: str):
         number = kind(value)
-        if number <= 0:
+        if not 0 < number or (kind is float and not number <= 366 * 86400):
             raise ValueError(value)
         return number
 
@@ -349,6 +353,21 @@ def build_parser(wanted: str | None = None) -> Parser:
             "check every installed hook with an allowed and a denied sample event "
             "(exit 1 when an installed hook would not block)", (cwd,))
     p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = add("trust", cmd_trust, "let a repository's config loosen the policy, once you have reviewed it",
+            usage="%(prog)s [-h] [PATH | --list | --remove PATH]",
+            description="A config found in the directory being explored (bash-policy.toml, or "
+                        "[tool.bash-policy] in pyproject.toml) may tighten the policy, but what it "
+                        "loosens (programs, variables, write targets, confine = \"off\", ...) takes "
+                        "effect only once you trust it: the check, the hooks, serve and run refuse "
+                        "it until then.  Trusting records the file's path and a digest of its "
+                        "settings in $XDG_CONFIG_HOME/bash-policy/trusted.toml; changing those "
+                        "settings needs trusting again.  A file named with --config needs no trust.")
+    p.add_argument("path", nargs="?", metavar="PATH",
+                   help="the config file, or a directory whose governing config is meant (default: .)")
+    p.add_argument("--list", action="store_true",
+                   help="list the trusted files, and whether each still holds the settings trusted")
+    p.add_argument("--remove", action="store_true", help="forget PATH's config")
     return top if wanted is None or wanted in names else build_parser()
 
 
@@ -514,7 +533,11 @@ def cmd_test(args) -> int:
                                              "`allow  rg -n TODO src` and `deny BP500  rg foo > out`, "
                                              "and run bash-policy test again (the format: "
                                              "docs/integrations.md#corpus-files); or name corpus files")
-    report = run(paths, _policy(args))
+    # The corpora test the repository's own config, which decides nothing that runs:
+    # trusted as found.
+    from .integrations.config import load_policy
+
+    report = run(paths, load_policy(args.config, ".", trust_all=True))
     _emit(_test_output(report, args))
     if report.problems and args.output_format == "text" and not args.statistics:
         for problem in report.problems:
@@ -770,12 +793,56 @@ def cmd_confine(args) -> int:
         print(f"bash-policy confine: not run: {error}", file=sys.stderr)
         return DENIED_EXIT
     except FileNotFoundError as error:
-        print(f"bash-policy confine: {argv[0]}: {error.strerror}", file=sys.stderr)
+        from .render import escape
+
+        print(f"bash-policy confine: {escape(argv[0])}: {error.strerror}", file=sys.stderr)
         return 127
     if outcome.timed_out:
         print(f"bash-policy confine: stopped after {args.timeout:g}s", file=sys.stderr)
         return TIMEOUT_EXIT
     return 128 - outcome.returncode if outcome.returncode < 0 else outcome.returncode
+
+
+def cmd_trust(args) -> int:
+    from pathlib import Path
+
+    from .judge import trust
+    from .judge.policy import ConfigError, _defaults, find_config, settings_of
+
+    if args.list:
+        if args.path or args.remove:
+            raise UsageError("bash-policy trust", "--list takes no PATH")
+        for recorded, digest in sorted(trust.records().items()):
+            try:
+                state = "trusted" if trust.digest(settings_of(Path(recorded))) == digest else \
+                    "changed since (its loosening settings are refused until trusted again)"
+            except ConfigError:
+                state = "unreadable"
+            print(f"{recorded}: {state}")
+        return 0
+    target = args.path or "."
+    found = Path(target) if os.path.isfile(target) else find_config(target)
+    if found is None:
+        print(f"bash-policy trust: no config governs {os.path.abspath(target)}", file=sys.stderr)
+        return 2
+    path = Path(os.path.abspath(found))
+    if args.remove:
+        if not trust.untrust(path):
+            print(f"bash-policy trust: {path} was not trusted", file=sys.stderr)
+            return 1
+        print(f"no longer trusted: {path}")
+        return 0
+    settings = settings_of(path)
+    loosened = trust.widenings(settings, _defaults())
+    written = trust.trust(path, settings)
+    print(f"trusted: {path} (recorded in {written})")
+    if loosened:
+        print("it loosens the built-in policy:")
+        for line in loosened:
+            print(f"  {line}")
+    else:
+        print("it only tightens the built-in policy, which needs no trust")
+    return 0
 
 
 def cmd_doctor(args) -> int:

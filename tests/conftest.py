@@ -1,6 +1,7 @@
 """Fixtures for every test."""
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -33,3 +34,23 @@ def the_client_is_a_stand_in(monkeypatch, stand_in_client):
 
     monkeypatch.setattr(processes, "client_process", client_process)
     monkeypatch.setattr(client_rules, "client_process", client_process)
+
+
+@pytest.fixture(autouse=True)
+def own_trust_file(monkeypatch, tmp_path_factory):
+    """Each test starts with no config trusted (judge/trust.py), whatever the
+    machine's user has trusted; a test trusts what it needs."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg")))
+
+
+@pytest.fixture
+def trusted():
+    """`trusted(path)`: trust a config file as `bash-policy trust PATH` does."""
+    from bash_policy.judge import trust
+    from bash_policy.judge.policy import settings_of
+
+    def trust_file(path):
+        trust.trust(path, settings_of(Path(path)))
+        return path
+
+    return trust_file

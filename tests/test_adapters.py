@@ -240,12 +240,30 @@ def test_the_shell_directory_reaches_the_check(monkeypatch):
     assert seen == ["/home/user/project", "/home/user/project/src", "/home/user/project/src"]
 
 
-def test_the_session_directory_config_is_used(tmp_path):
+def test_the_session_directory_config_is_used(tmp_path, trusted):
     (tmp_path / ".git").mkdir()
     (tmp_path / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
     (tmp_path / "sub").mkdir()
     raw = event("claude-code", "bash_readonly", cwd=str(tmp_path / "sub"), command="tokei src")
+    trusted(tmp_path / "bash-policy.toml")
     assert claude(raw, Options(allow_readonly=True))[0] == "allow"
+
+
+def test_a_repository_config_that_loosens_the_policy_blocks_until_trusted(tmp_path, trusted):
+    """The explored repository may not widen plan mode by itself (red team
+    RT-B: `confine = "off"` and a spec that allows touch, in a cloned
+    repository's pyproject.toml, were adopted by every hook)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.bash-policy]\nconfine = "off"\n'
+                                             '[tool.bash-policy.programs.touch]\npositionals = "read"\n')
+    raw = event("claude-code", "bash_readonly", cwd=str(tmp_path), command="touch canary")
+    outcome = handle(CLAUDE_CODE, raw, Options(allow_readonly=True), dict(CLAUDE_ENV))
+    assert outcome.exit_code == 2 and "bash-policy trust" in outcome.stderr
+    assert "programs.touch" in outcome.stderr and 'confine = "off"' in outcome.stderr
+    # A config that only tightens needs no trust.
+    (tmp_path / "pyproject.toml").write_text('[tool.bash-policy]\nscope_roots = ["."]\ncrosscheck = "required"\n')
+    assert claude(event("claude-code", "bash_readonly", cwd=str(tmp_path), command="ls"),
+                  Options(allow_readonly=True))[0] in ("allow", "rewrite")
 
 
 def blocked(harness, raw, opts=None, env=None):
@@ -552,7 +570,7 @@ def test_codex_failures_exit_2_with_a_reason_on_stderr():
         assert outcome.exit_code == 2 and outcome.stdout == "" and outcome.stderr.strip()
 
 
-def test_codex_reads_the_policy_of_the_session_not_of_the_workdir(tmp_path):
+def test_codex_reads_the_policy_of_the_session_not_of_the_workdir(tmp_path, trusted):
     """exec_command's workdir, which the model picks, arrives as the event's
     cwd; the policy is the one of the session's directory (its transcript's
     session_meta), so a config somewhere else does not loosen it."""
@@ -560,6 +578,7 @@ def test_codex_reads_the_policy_of_the_session_not_of_the_workdir(tmp_path):
     for directory, program in ((session, "tokei"), (elsewhere, "frobnicate")):
         (directory / ".git").mkdir(parents=True)
         (directory / "bash-policy.toml").write_text(f'[programs.{program}]\npositionals = "read"\n')
+        trusted(directory / "bash-policy.toml")
     transcript = tmp_path / "rollout.jsonl"
     transcript.write_text(json.dumps({"type": "session_meta", "payload": {"cwd": str(session)}}) + "\n")
     for command, allowed in (("tokei src", True), ("frobnicate src", False)):
@@ -615,6 +634,16 @@ def test_copilot_tool_args_may_be_a_json_string():
     raw = json.loads(fixture("copilot", "bash_denied"))
     raw["toolArgs"] = json.dumps(raw["toolArgs"])
     assert copilot(json.dumps(raw))["permissionDecision"] == "deny"
+
+
+@pytest.mark.parametrize("tool", ["write_bash", "write_powershell"])
+def test_copilot_input_typed_into_a_running_shell_is_denied(tool):
+    """Text for a shell a bash call left running is a command the check never
+    sees (red team RT-B): denied, whatever it says."""
+    raw = json.loads((FIXTURES / "copilot" / "bash_readonly.json").read_text())
+    raw["toolName"], raw["toolArgs"] = tool, {"shellId": "1", "input": "touch canary\n"}
+    answer = copilot(json.dumps(raw))
+    assert answer["permissionDecision"] == "deny" and "running shell" in answer["permissionDecisionReason"]
 
 
 def test_copilot_rewrites_only_when_it_answers_allow():

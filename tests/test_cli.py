@@ -12,6 +12,12 @@ from bash_policy.cli import build_parser, main, use_color
 from bash_policy.judge.codes import CODES
 
 
+@pytest.mark.parametrize("timeout", ["inf", "1e308", "nan", "0", "-1"])
+def test_a_timeout_beyond_a_year_or_not_a_number_is_a_usage_error(timeout):
+    done = run(["run", "--timeout", timeout, "--", "ls"])
+    assert done.returncode == 2 and b"--timeout" in done.stderr and b"internal error" not in done.stderr
+
+
 def run(args, stdin=None, cwd=None, env=None):
     return subprocess.run([sys.executable, "-m", "bash_policy", *args], input=stdin,
                           capture_output=True, cwd=cwd, env=env)
@@ -132,13 +138,16 @@ def test_an_internal_error_is_a_message_and_exit_two(monkeypatch, capsys):
     assert "internal error: ZeroDivisionError" in capsys.readouterr().err
 
 
-def test_config_is_discovered_upward_to_the_repository_root(tmp_path):
+def test_config_is_discovered_upward_to_the_repository_root(tmp_path, trusted):
     (tmp_path / "bash-policy.toml").write_text('[programs.scc]\npositionals = "read"\n')
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / "pyproject.toml").write_text('[tool.bash-policy.programs.tokei]\npositionals = "read"\n')
     deep = repo / "src" / "pkg"
     deep.mkdir(parents=True)
+    trusted(tmp_path / "bash-policy.toml")
+    assert run(["check", "tokei src"], cwd=deep).returncode == 2  # loosens, untrusted: refused
+    trusted(repo / "pyproject.toml")
     assert run(["check", "tokei src"], cwd=deep).returncode == 0
     # The search stops at the repository root: the file above it is not read.
     assert run(["check", "scc src"], cwd=deep).returncode == 1

@@ -48,21 +48,22 @@ fix = "drop -n"
     assert check("rg -i foo src", policy).allowed
 
 
-def test_pyproject_table_is_discovered(tmp_path):
+def test_pyproject_table_is_discovered(tmp_path, trusted):
     write(tmp_path, "pyproject.toml", """
 [project]
 name = "x"
 [tool.bash-policy.env]
 MY_FLAG = "*"
 """)
-    policy = Policy.discover(tmp_path)
+    policy = Policy.discover(trusted(tmp_path / "pyproject.toml").parent)
     assert check("MY_FLAG=1 rg foo", policy).allowed
     assert not check("MY_FLAG=1 rg foo").allowed
 
 
-def test_bash_policy_toml_wins_over_pyproject(tmp_path):
+def test_bash_policy_toml_wins_over_pyproject(tmp_path, trusted):
     write(tmp_path, "pyproject.toml", "[tool.bash-policy]\ntrusted_dirs = ['/opt/x']\n")
     write(tmp_path, "bash-policy.toml", "trusted_dirs = ['/opt/y']\n")
+    trusted(tmp_path / "bash-policy.toml")
     assert Policy.discover(tmp_path).trusted_dirs == ("/opt/y",)
 
 

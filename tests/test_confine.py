@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -188,6 +189,37 @@ def test_unix_sockets(tmp_path, kind, confined):
     assert connected == (not confined)
 
 
+@MODES
+@pytest.mark.parametrize("how", ["sendto", "connect"])
+def test_a_socket_pair_cannot_be_pointed_at_a_socket_outside(tmp_path, how, confined):
+    """A datagram pair's sendto() with an address, or a second connect(),
+    reaches any pathname datagram socket the user may write (/dev/log):
+    only stream pairs are made (red team RT-B)."""
+    address = str(tmp_path / "log.sock")
+    send = ("a.sendto(b'x', sys.argv[1])" if how == "sendto"
+            else "a.connect(sys.argv[1]); a.send(b'x')")
+    script = (f"import socket, sys\ntry:\n    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+              f"    {send}\nexcept OSError as e:\n    print(e.errno)\n")
+    (tmp_path / "send.py").write_text(script)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as server:
+        server.bind(address)
+        server.settimeout(0.5)
+        out = sh(f"{PY} send.py {shlex.quote(address)}", confined, tmp_path)
+        try:
+            received = server.recv(16)
+        except TimeoutError:
+            received = None
+    assert (received is None) == confined, out
+    if confined:
+        assert out.stdout.strip() == str(errno.EACCES).encode()
+
+
+def test_a_stream_socket_pair_still_works(tmp_path):
+    out = sh(python('import socket; a, b = socket.socketpair(); a.send(b"ok"); print(b.recv(2).decode())'),
+             True, tmp_path)
+    assert out.stdout.strip() == b"ok"
+
+
 # -- other processes ---------------------------------------------------------------------------
 
 @pytest.fixture
@@ -332,6 +364,8 @@ def decide(machine: str, nr: int, args=(0,) * 6, arch: int | None = None) -> tup
         pc += 1
         if op == 0x20:
             acc = data[k // 4]
+        elif op == 0x54:
+            acc &= k
         elif op == 0x06:
             action = {0x7FFF0000: "allow", 0x80000000: "kill"}.get(k, "errno")
             return action, k & 0xFFFF
@@ -354,6 +388,9 @@ def test_the_filter_reads_arguments(machine):
     n = seccomp.ARCHES[machine][1]
     assert decide(machine, n["socket"], (16, 3, 0, 0, 0, 0))[0] == "allow"  # netlink
     assert decide(machine, n["socket"], (1, 1, 0, 0, 0, 0)) == ("errno", errno.EACCES)  # AF_UNIX
+    assert decide(machine, n["socketpair"], (1, 1 | 0x80000 | 0x800, 0, 0, 0, 0))[0] == "allow"  # stream
+    assert decide(machine, n["socketpair"], (1, 2, 0, 0, 0, 0)) == ("errno", errno.EACCES)  # datagram
+    assert decide(machine, n["socketpair"], (1, 5 | 0x80000, 0, 0, 0, 0)) == ("errno", errno.EACCES)  # seqpacket
     assert decide(machine, n["ioctl"], (1, 0x5413, 0, 0, 0, 0))[0] == "allow"  # TIOCGWINSZ
     assert decide(machine, n["ioctl"], (1, 0x5412, 0, 0, 0, 0)) == ("errno", errno.ENOTTY)  # TIOCSTI
     assert decide(machine, n["ioctl"], (1, 0x40086602, 0, 0, 0, 0)) == ("errno", errno.ENOTTY)  # SETFLAGS

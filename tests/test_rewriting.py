@@ -239,14 +239,15 @@ def test_gemini_policy_files_on_its_command_line(tmp_path):
     assert gemini_rewritten(hook_under_a_client("gemini", raw, ["-p", "hi"], env)) is not None
 
 
-def test_the_policy_is_the_session_s_and_run_is_told_which(home, tmp_path):
+def test_the_policy_is_the_session_s_and_run_is_told_which(home, tmp_path, trusted):
     """The event's cwd follows the shell's `cd`: a repository below the project
     with its own bash-policy.toml must not govern the hook, nor the run it
     rewrites to (which would otherwise look for a config where the shell is)."""
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
     (project / "vendor" / "clone" / "src").mkdir(parents=True)
-    (project / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
+    trusted((project / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n') and
+            project / "bash-policy.toml")
     clone = project / "vendor" / "clone"
     (clone / ".git").mkdir(parents=True)
     (clone / "bash-policy.toml").write_text('[programs.touch]\nreplace = true\npositionals = "read"\n')

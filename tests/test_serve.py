@@ -36,15 +36,26 @@ def test_bad_lines_get_errors_and_the_server_keeps_going():
     assert "verdict" in responses[4]
 
 
+def test_every_answer_is_json_even_for_numbers_json_cannot_echo():
+    """An id of 1e400 or NaN came back as Infinity or NaN, which a JSON
+    client cannot read (red team RT-B)."""
+    out = io.StringIO()
+    serve(io.StringIO('{"id": 1e400, "command": "ls"}\n{"id": NaN, "command": "ls"}\n'), out, Policies())
+    answers = [json.loads(line, parse_constant=lambda name: pytest.fail(name))
+               for line in out.getvalue().splitlines()]
+    assert [a["id"] for a in answers] == [None, None] and all("error" in a for a in answers)
+
+
 @pytest.mark.parametrize("cwd", ["/nonexistent", "a\0b", ["x"]])
 def test_a_cwd_that_is_not_a_directory_is_an_error(cwd):
     assert "error" in exchange(json.dumps({"id": 1, "command": "ls", "cwd": cwd}))[0]
 
 
-def test_a_requests_cwd_selects_that_directorys_config(tmp_path):
+def test_a_requests_cwd_selects_that_directorys_config(tmp_path, trusted):
     for name, program in (("a", "tokei"), ("b", "scc")):
         (tmp_path / name / ".git").mkdir(parents=True)
         (tmp_path / name / "bash-policy.toml").write_text(f'[programs.{program}]\npositionals = "read"\n')
+        trusted(tmp_path / name / "bash-policy.toml")
         (tmp_path / name / "src").mkdir()
     responses = exchange(*(json.dumps({"id": i, "command": cmd, "cwd": str(tmp_path / d / "src")})
                            for i, (cmd, d) in enumerate([("tokei x", "a"), ("tokei x", "b"),
@@ -56,9 +67,10 @@ def test_a_requests_cwd_selects_that_directorys_config(tmp_path):
     assert "nonsense" in exchange(json.dumps({"id": 9, "command": "ls", "cwd": str(bad)}))[0]["error"]
 
 
-def test_config_given_to_the_server_wins_over_the_requests_directory(tmp_path):
+def test_config_given_to_the_server_wins_over_the_requests_directory(tmp_path, trusted):
     (tmp_path / ".git").mkdir()
-    (tmp_path / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
+    trusted((tmp_path / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
+            and tmp_path / "bash-policy.toml")
     fixed = Policies(config=None, cwd=str(tmp_path))
     assert exchange(json.dumps({"id": 1, "command": "tokei x"}), policies=fixed)[0]["verdict"]["allowed"]
     empty = tmp_path / "empty.toml"
@@ -149,7 +161,7 @@ def test_a_failure_anywhere_after_the_line_was_read_keeps_its_id(monkeypatch):
         {"id": 7, "error": "internal error: OSError: disk on fire"}]
 
 
-def test_config_from_picks_the_governing_config_and_run_names_it(tmp_path):
+def test_config_from_picks_the_governing_config_and_run_names_it(tmp_path, trusted):
     """A harness whose commands run in another directory than its session
     (OpenCode's workdir) has the session's config govern, not one that a
     repository cloned below it ships; `run` then judges by the same."""
@@ -158,11 +170,15 @@ def test_config_from_picks_the_governing_config_and_run_names_it(tmp_path):
     (session / ".git").mkdir()
     (vendored / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
     ask = {"command": "tokei src", "cwd": str(vendored), "run": True}
+    [untrusted] = exchange(json.dumps({"id": 0, **ask}))
+    assert "bash-policy trust" in untrusted["error"]  # the clone's own config may not loosen by itself
+    trusted(vendored / "bash-policy.toml")
     own, governed = exchange(json.dumps({"id": 1, **ask}),
                              json.dumps({"id": 2, **ask, "config_from": str(session)}))
     assert own["verdict"]["allowed"] is True
     assert governed["verdict"]["allowed"] is False and "run" not in governed
-    (session / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
+    trusted((session / "bash-policy.toml").write_text('[programs.tokei]\npositionals = "read"\n')
+            and session / "bash-policy.toml")
     [named] = exchange(json.dumps({"id": 3, **ask, "config_from": str(session)}))
     assert named["run"].endswith(f"run --config {session / 'bash-policy.toml'} -- 'tokei src'")
     (session / "bash-policy.toml").unlink()
@@ -171,6 +187,8 @@ def test_config_from_picks_the_governing_config_and_run_names_it(tmp_path):
     assert "not by the built-in policy" in mismatch["error"]
     [bad] = exchange(json.dumps({"id": 5, **ask, "config_from": 3}))
     assert "config_from" in bad["error"]
+
+
 def test_the_echo_of_an_oversized_command_is_cut():
     from bash_policy.integrations.serve import ECHO, Policies, answer
 

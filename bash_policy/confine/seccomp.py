@@ -13,8 +13,11 @@ filter answers those with an error, and:
   ENOSYS, so a future kernel's new call is refused until reviewed;
 - ioctl is an allowlist: terminal and file queries only (ENOTTY otherwise);
 - socket() is an allowlist: three kernel-only netlink protocols (EACCES
-  otherwise); socketpair()
-  makes a connected pair that reaches nothing and stays allowed;
+  otherwise); socketpair() only of SOCK_STREAM, a connected pair that
+  reaches nothing (a datagram pair is not: sendto() with an address, or
+  connect() again, points it at any pathname socket the user may write,
+  /dev/log among them, and connect(AF_UNSPEC) frees it to bind an abstract
+  name: red team RT-B);
 - a call from another ABI (32-bit or x32 on x86_64) kills the process.
 
 Numbers are the kernel's tables (arch/x86/entry/syscalls/syscall_64.tbl and
@@ -46,7 +49,7 @@ _X86_64 = {
     "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243,
     "mq_notify": 244, "mq_getsetattr": 245,
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-    "socket": 41, "ioctl": 16,
+    "socket": 41, "socketpair": 53, "ioctl": 16,
     "setpriority": 141, "ioprio_set": 251, "sched_setaffinity": 203, "sched_setscheduler": 144,
     "sched_setparam": 142, "sched_setattr": 314, "prlimit64": 302, "migrate_pages": 256,
     "move_pages": 279,
@@ -65,7 +68,7 @@ _GENERIC = {
     "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182, "mq_timedreceive": 183,
     "mq_notify": 184, "mq_getsetattr": 185,
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-    "socket": 198, "ioctl": 29,
+    "socket": 198, "socketpair": 199, "ioctl": 29,
     "setpriority": 140, "ioprio_set": 30, "sched_setaffinity": 122, "sched_setscheduler": 119,
     "sched_setparam": 118, "sched_setattr": 274, "prlimit64": 261, "migrate_pages": 238,
     "move_pages": 239,
@@ -120,8 +123,10 @@ IOCTL_ALLOWED = (
     0x81009431, 0x80111500, 0x80811501,
 )
 
+_SOCK_TYPE_MASK, _SOCK_STREAM = 0xF, 1  # the type without SOCK_NONBLOCK and SOCK_CLOEXEC
+
 _RET_KILL_PROCESS, _RET_ALLOW, _RET_ERRNO = 0x80000000, 0x7FFF0000, 0x00050000
-_LD_ABS, _JEQ, _JGT, _JSET, _RET = 0x20, 0x15, 0x25, 0x45, 0x06
+_LD_ABS, _AND, _JEQ, _JGT, _JSET, _RET = 0x20, 0x54, 0x15, 0x25, 0x45, 0x06
 _NR, _ARCH = 0, 4
 
 
@@ -160,6 +165,9 @@ def program(machine: str) -> bytes:
                     (_LD_ABS, 0, 0, _arg(2)),
                     *[(_JEQ, protocols - i, 0, p) for i, p in enumerate(_NETLINK_PROTOCOLS)],
                     (_RET, 0, 0, _RET_ERRNO | errno.EACCES), (_RET, 0, 0, _RET_ALLOW)])
+    when("socketpair", [(_LD_ABS, 0, 0, _arg(1)), (_AND, 0, 0, _SOCK_TYPE_MASK),
+                        (_JEQ, 0, 1, _SOCK_STREAM), (_RET, 0, 0, _RET_ALLOW),
+                        (_RET, 0, 0, _RET_ERRNO | errno.EACCES)])
     allowed = len(IOCTL_ALLOWED)
     when("ioctl", [(_LD_ABS, 0, 0, _arg(1)),
                    *[(_JEQ, allowed - i, 0, request) for i, request in enumerate(IOCTL_ALLOWED)],

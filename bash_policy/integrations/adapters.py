@@ -131,7 +131,7 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
     # A gate installed for plan mode treats a mode it cannot classify as plan.
     unknown_mode = harness.mode is not None and not own_plan_mode and mode not in harness.known_modes
     enforced = opts.always or own_plan_mode or unknown_mode or harness.mode is None
-    if permission not in ("shell", "edit", "patch") or not enforced:
+    if permission not in ("shell", "edit", "patch", "shell_input") or not enforced:
         return _no_opinion(harness)
     cwd = os.path.abspath(_text(event.get("cwd") or os.getcwd(), "the event's cwd"))
     plan_files = tuple(opts.plan_files) or harness.plan_files(event, env)
@@ -146,8 +146,8 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
     if not session and os.path.isabs(project) and "\0" not in project:
         session = project
     policy = _policy(opts, session or cwd)
-    subject = _text(event["tool_input"].get(key), f"{tool}: {harness.keys[2]}.{key}",
-                    path=permission == "edit")
+    subject = "*" if key is None else _text(event["tool_input"].get(key), f"{tool}: {harness.keys[2]}.{key}",
+                                            path=permission == "edit")
     # A mode it cannot classify is plan mode here too (the client may hold rewritten calls there).
     rewriting = permission == "shell" and _rewrites(harness, event, env, opts,
                                                     own_plan_mode or unknown_mode)

@@ -16,10 +16,12 @@ from typing import Any
 from ..judge.policy import Policy, find_config
 
 
-def load_policy(config: str | Path | None = None, cwd: str | Path = ".") -> Policy:
+def load_policy(config: str | Path | None = None, cwd: str | Path = ".", *,
+                trust_all: bool = False) -> Policy:
     """The policy named by `config`, else the one governing `cwd`.
-    Raises ConfigError for an unreadable or invalid file."""
-    return Policy.from_file(config) if config is not None else Policy.discover(cwd)
+    Raises ConfigError for an unreadable or invalid file, or a discovered
+    one that loosens the policy untrusted (UntrustedConfig)."""
+    return Policy.from_file(config) if config is not None else Policy.discover(cwd, trust_all=trust_all)
 
 
 def directory_error(path: str) -> str | None:
@@ -39,7 +41,7 @@ def describe(config: str | Path | None, cwd: str | Path = ".") -> dict[str, Any]
         found = find_config(start)
         how = (f"the nearest bash-policy.toml, or pyproject.toml with [tool.bash-policy], from {start} "
                "up to its repository root (only that directory outside a repository)")
-    policy = load_policy(config, start)
+    policy = load_policy(config, start, trust_all=True)
     settings = {
         "trusted_dirs": list(policy.trusted_dirs),
         "write_targets": sorted(policy.write_targets),
@@ -55,12 +57,32 @@ def describe(config: str | Path | None, cwd: str | Path = ".") -> dict[str, Any]
     }
     return {"config": str(found) if found is not None else None,
             "found": how if found is not None else f"none: no config governs {start}, the built-in policy applies",
+            "trust": _trust_state(found, config is not None),
             "settings": settings}
+
+
+def _trust_state(found: Path | None, given: bool) -> str:
+    from ..judge import trust
+    from ..judge.policy import _defaults, settings_of
+
+    if found is None:
+        return "the built-in policy"
+    if given:
+        return "given with --config: taken as it is"
+    settings = settings_of(found)
+    loosened = trust.widenings(settings, _defaults())
+    if not loosened:
+        return "needs none: it only tightens the built-in policy"
+    if trust.is_trusted(found, settings):
+        return "trusted (bash-policy trust)"
+    return (f"NOT trusted: it loosens the policy ({'; '.join(loosened)}), so the check, the hooks, "
+            f"serve and run refuse it until `bash-policy trust {found}`")
 
 
 def describe_text(report: dict[str, Any]) -> str:
     """The report as TOML people can paste back into a config."""
     out = [f"# config: {report['config'] or 'built-in'}", f"# found: {report['found']}",
+           f"# trust: {report['trust']}",
            "# the settings in force, the config merged with the built-in defaults:"]
     settings = report["settings"]
     tables = {k: v for k, v in settings.items() if isinstance(v, dict)}

@@ -179,6 +179,7 @@ def plan_rules(plan_files: Sequence[str], read_only_agents: Sequence[str] = READ
         *(Rule("edit", glob, ALLOW) for glob in plan_files),
         Rule("task", "*", DENY),
         *(Rule("task", agent, ALLOW) for agent in read_only_agents),
+        Rule("shell_input", "*", DENY),
         Rule("plan_enter", "*", DENY),
         Rule("plan_exit", "*", ALLOW),
     )
@@ -365,6 +366,9 @@ class PlanGate:
             why = f"edit {subject}: plan mode only writes the plan ({where})"
         elif permission == "task":
             why = f"task {subject}: plan mode only dispatches read-only subagents"
+        elif permission == "shell_input":
+            why = ("shell_input: text typed into a running shell is a command the check never sees; "
+                   "run it as a command of its own")
         else:
             why = f"{permission}: not allowed in plan mode"
         return self._with_way_out(why)

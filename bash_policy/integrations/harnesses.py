@@ -429,7 +429,11 @@ COPILOT = Harness(
     event="preToolUse",
     tools={"bash": ("shell", "command"), **{tool: ("edit", "path") for tool in ("create", "edit")},
            "view": ("read", "path"), **{tool: ("search", None) for tool in ("grep", "glob")},
-           "task": ("task", "agent_type")},
+           "task": ("task", "agent_type"),
+           # Input for a shell a bash call left running: commands the check never sees.
+           # 1.0.102 spawns commands without a terminal and says write_bash "is no longer
+           # supported" (its changelog), yet still names the tool in its own permission code.
+           **{tool: ("shell_input", None) for tool in ("write_bash", "write_powershell")}},
     mode=None,  # events carry no mode
     cwd_keys=(),
     answer=_copilot_answer,

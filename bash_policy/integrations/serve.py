@@ -40,20 +40,29 @@ class Policies:
         self.config = os.path.abspath(config) if config is not None else None
         self.cwd = os.path.abspath(cwd)
         self._fixed = load_policy(config) if config is not None else None
-        self._loaded: dict[tuple[Path | None, int], Any] = {}
+        self._loaded: dict[tuple[Path, int, int | None], Any] = {}
 
     def for_directory(self, directory: str):
         from ..judge.policy import Policy, find_config
+        from ..judge.trust import trust_file
 
         if self._fixed is not None:
             return self._fixed
         path = find_config(directory)
         if path is None:
             return Policy.default()
-        key = (path, path.stat().st_mtime_ns)  # an edited config is read again
+        # An edit of the file, or a trust given or taken back, reads it again.
+        key = (path, path.stat().st_mtime_ns, _stamp(trust_file()))
         if key not in self._loaded:
-            self._loaded[key] = Policy.from_file(path)
+            self._loaded[key] = Policy.from_discovered(path)
         return self._loaded[key]
+
+
+def _stamp(path: Path) -> int | None:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
 
 
 def answer(line: str | bytes, policies: Policies) -> dict:
@@ -61,7 +70,7 @@ def answer(line: str | bytes, policies: Policies) -> dict:
     read keeps its id even when the checker fails on it."""
     request: Any = None
     try:
-        request = json.loads(line)
+        request = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
     except ValueError as error:
         return {"id": None, "error": f"not JSON: {error}"}
     except Exception as error:  # a bug must not take the server down; the client denies
@@ -72,6 +81,18 @@ def answer(line: str | bytes, policies: Policies) -> dict:
         return _answer(request, policies)
     except Exception as error:
         return _failed(request, error)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    """A number the answer can echo as JSON: 1e400 would come back as Infinity."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is out of range")
+    return value
 
 
 def _failed(request: Any, error: Exception) -> dict:

@@ -41,6 +41,11 @@ class ConfigError(ValueError):
     """A config file is unreadable or has a bad key; the message names both."""
 
 
+class UntrustedConfig(ConfigError):
+    """A discovered config loosens the policy and the user has not trusted it
+    (judge/trust.py); the message says what it loosens and how to trust it."""
+
+
 def spec_file_stem(name: str) -> str:
     """File stem of a program's spec: the name, or hex for names like `[`."""
     if _PLAIN_NAME.fullmatch(name):
@@ -116,11 +121,9 @@ class Policy:
 
     @classmethod
     def from_file(cls, path: str | Path) -> Policy:
-        path = Path(path)
-        data = _load_toml(path)
-        if path.name == "pyproject.toml":
-            data = data.get("tool", {}).get("bash-policy", {})
-        return cls.from_mapping(data, str(path))
+        """The policy `path` makes, loosening included: a file the caller
+        chose (`--config`), trusted as such."""
+        return cls.from_mapping(settings_of(Path(path)), str(path))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str = "<config>") -> Policy:
@@ -162,10 +165,28 @@ class Policy:
         return policy
 
     @classmethod
-    def discover(cls, directory: str | Path = ".") -> Policy:
-        """The policy that governs `directory` (see `find_config`), else the default."""
+    def discover(cls, directory: str | Path = ".", *, trust_all: bool = False) -> Policy:
+        """The policy that governs `directory` (see `find_config`), else the
+        default.  Raises UntrustedConfig when the file found loosens the
+        built-in policy and the user has not trusted it (judge/trust.py),
+        unless `trust_all` (for a repository testing its own config)."""
         path = find_config(directory)
-        return cls.from_file(path) if path is not None else cls.default()
+        return cls.default() if path is None else cls.from_discovered(path, trust_all=trust_all)
+
+    @classmethod
+    def from_discovered(cls, path: Path, *, trust_all: bool = False) -> Policy:
+        """The policy of a config file found by discovery, as `discover` loads it."""
+        from . import trust
+
+        settings = settings_of(path)
+        loosened = trust.widenings(settings, _defaults())
+        if loosened and not trust_all and not trust.is_trusted(path, settings):
+            shown = "; ".join(loosened[:3]) + (f"; and {len(loosened) - 3} more" if len(loosened) > 3 else "")
+            raise UntrustedConfig(
+                f"{path} loosens the built-in policy ({shown}) and is not trusted: a config in "
+                "the directory being explored may tighten the policy, but may loosen it only once you "
+                f"have reviewed it; then run `bash-policy trust {path}` (or name it with --config)")
+        return cls.from_mapping(settings, str(path))
 
     @classmethod
     def _build(cls, data: Mapping[str, Any], programs: Mapping[str, Any], source: str) -> Policy:
@@ -323,6 +344,15 @@ def _defaults() -> dict[str, Any]:
 
 
 _DEFAULT: Policy | None = None
+
+
+def settings_of(path: Path) -> dict[str, Any]:
+    """The settings a config file holds: the whole file, or pyproject.toml's
+    [tool.bash-policy] table."""
+    data = _load_toml(path)
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("bash-policy", {})
+    return data
 
 
 def find_config(directory: str | Path) -> Path | None:

@@ -10,6 +10,7 @@ unless they write to standard output, list or test.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ...read.model import Word
@@ -167,6 +168,78 @@ def unzip_mode(inv, ctx) -> None:
     zipinfo = names.index("-Z") if "-Z" in names else len(names)
     if "-T" in names[:zipinfo]:
         ctx.deny(UnzipSetsTime(), inv.words[0].span)
+
+
+@dataclass(frozen=True)
+class UnzipPasswordPrompt(Problem):
+    code = Code.BP406
+    effect = Effect.INTERACTIVE
+    message_format = ("`unzip {mode}` on {archive}: {why}; unzip asks for a password on the terminal "
+                      "(it opens /dev/tty itself), which waits for a person")
+    hint_format = "list the members instead (unzip -l ARCHIVE), or give the password with -P"
+    mode: str
+    archive: str
+    why: str
+
+
+# The modes that read members' data, which an encrypted member's password guards.
+_DECRYPTING = ("-t", "-p", "-c")
+
+
+@rule("unzip_encrypted", codes=[Code.BP406],
+      deny=["unzip -t dist-*.zip", "unzip -p 'dist-*.zip' a.txt"],
+      allow=["unzip -l a.zip", "unzip -p a.zip", "unzip -P secret -t a.zip", "unzip -Z -t a.zip"])
+def unzip_encrypted(inv, ctx) -> None:
+    """unzip testing or printing members of an archive that may hold encrypted
+    ones: without -P it opens /dev/tty and waits for the password there, in a
+    client whose commands share its terminal (red team RT-A: `unzip -t
+    enc.zip` prompted; -l, -v, -z and zipinfo read no member's data).  With a
+    working directory the archive is looked at; unzip's own wildcards and
+    names the checker cannot know are denied; without one, as for the other
+    files a command opens, a relative name is not looked up."""
+    modes = inv.modes()
+    names = {use.name for use in inv.flags}
+    decrypting = [m for m in _DECRYPTING if m in modes]
+    if not decrypting or "-Z" in modes or "-P" in names or not inv.positionals:
+        return
+    word = inv.positionals[0]
+    mode = " ".join(decrypting)
+    if word.value is None or any(c in word.value for c in "*?["):
+        ctx.deny(UnzipPasswordPrompt(mode, word.text, "the checker cannot see which archives it names "
+                                                      "(unzip expands its own wildcards)"), word.span)
+        return
+    absolute = word.value.startswith("/")
+    for directory in (["/"] if absolute else sorted(d for d in ctx.directories() if d is not None)):
+        why = _encrypted_members(os.path.join(directory, word.value))
+        if why is not None:
+            ctx.deny(UnzipPasswordPrompt(mode, word.text, why), word.span)
+            return
+
+
+def _encrypted_members(path: str) -> str | None:
+    """Why the archive unzip opens for `path` may ask for a password, or None.
+    unzip tries the name, then with .zip and .ZIP added; a name that is
+    missing makes it fail at once, and one that is not a regular file is
+    another rule's (special files)."""
+    import stat
+    import zipfile
+
+    for candidate in (path, path + ".zip", path + ".ZIP"):
+        try:
+            mode = os.stat(candidate).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            return None
+        try:
+            with zipfile.ZipFile(candidate) as archive:
+                members = archive.infolist()
+        except (OSError, zipfile.BadZipFile, ValueError, NotImplementedError) as error:
+            return f"the checker cannot read it as a zip archive ({type(error).__name__})"
+        if any(info.flag_bits & 1 for info in members):
+            return "it holds encrypted members"
+        return None
+    return None
 
 
 @rule("zip_show", codes=[Code.BP406],
