@@ -71,6 +71,10 @@ def test_counting_loops_run_the_passes_computed(init, test, update, passes, tmp_
     ("while true; do break < missing; done", True),          # the redirection fails first
     ("while true; do :; done", True),
     ("until true; do break; done; while false; do break; done", False),  # not endless tests
+    ("while true; do continue; break; done", True),           # continue skips the break
+    ("while true; do ls || continue; break; done", False),     # ends only while ls succeeds
+    ("while true; do exit 1 2; done", False),  # exits (too many arguments), but only one word is read as an exit
+    ("while true; do (exit); done", True),                    # only the subshell exits
 ])
 def test_other_loops_stay_denied(command, endless, tmp_path):
     verdict = check(command)
@@ -93,6 +97,9 @@ def test_other_loops_stay_denied(command, endless, tmp_path):
     "while true; do if false; then ls; elif true; then break; else break; fi; done",
     "while true; do ls; true && break; done",
     "for ((i=0; i<3; i++)); do while true; do ls; break; done; done",
+    "while true; do ls; exit; done",
+    "while true; do exit foo; done",                     # numeric argument required: exits 2
+    "for f in a b; do continue; done; while true; do ls && exit 0 || exit 1; done",
 ])
 def test_loops_broken_on_every_path_end(command, tmp_path):
     verdict = check(command)

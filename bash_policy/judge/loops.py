@@ -16,6 +16,9 @@ each case run with /bin/bash (tests/test_loops.py):
   bash 5.2.15 reports as out of range yet still obeys) leave the loop; a
   `break` in a pipeline, subshell or substitution only ends that subshell;
   one inside an inner loop leaves the inner loop; `break x` breaks nothing.
+  `exit` with at most one word ends the shell, and so the loop (`exit 1 2`
+  says "too many arguments", which an interactive shell survives);
+  `continue` ends the pass without leaving the loop.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ _STEPS = (
 )
 _COMPARE = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__, "!=": int.__ne__}
 
-OK, FAIL, BREAK = "ok", "fail", "break"
+OK, FAIL, BREAK, CONTINUE = "ok", "fail", "break", "continue"
 _ANY = frozenset({OK, FAIL})
 
 
@@ -108,6 +111,10 @@ def _node(node) -> frozenset:
         if argv[:1] == ("break",) and (len(argv) == 1 or (len(argv) == 2 and argv[1] is not None
                                                           and argv[1].isascii() and argv[1].isdigit())):
             return frozenset({BREAK})
+        if argv[:1] == ("exit",) and (len(argv) == 1 or (len(argv) == 2 and argv[1] is not None)):
+            return frozenset({BREAK})
+        if argv[:1] == ("continue",):
+            return frozenset({CONTINUE, FAIL})  # `continue x` fails and the pass goes on
         known: dict[tuple[str | None, ...], frozenset] = {
             ("true",): frozenset({OK}), (":",): frozenset({OK}), ("false",): frozenset({FAIL})}
         return known.get(argv, _ANY)
