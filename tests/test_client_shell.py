@@ -167,8 +167,12 @@ def test_an_option_bash_policy_does_not_model_denies_every_command(option):
     assert codes(verdict) == ["BP701"] and option in verdict.denials[0].message
 
 
-def test_interactive_comments_off_denies_every_command():
-    assert codes(in_shell("ls", options=state().options - {"interactive_comments"})) == ["BP701"]
+@pytest.mark.parametrize("option", ["interactive_comments", "globskipdots", "braceexpand",
+                                    "globasciiranges", "patsub_replacement", "extquote"])
+def test_an_option_the_reading_needs_turned_off_denies_every_command(option):
+    """Red team RT-C: with globskipdots off, `.*/pipe` matched ../pipe."""
+    verdict = in_shell("ls", options=state().options - {option})
+    assert codes(verdict) == ["BP701"] and f"turns off {option}" in verdict.denials[0].message
 
 
 @pytest.mark.parametrize("option", ["dotglob", "failglob", "noclobber", "monitor", "onecmd",
@@ -189,14 +193,36 @@ def test_nocaseglob_makes_every_glob_deny():
     denied_only_in_shell("cat *.md", "BP701", options=state().options | {"nocaseglob"})
 
 
-def test_nullglob_with_open_stdin():
-    """A glob that matches nothing vanishes under nullglob; the engine already
-    takes a glob operand to be possibly absent (or `-`) for standard input."""
+def test_a_glob_operand_reads_standard_input_only_where_it_may_be_a_dash(tmp_path):
+    """Without nullglob a glob that matches nothing stays as written; `*` may
+    match a file named `-`, `./*` never makes a bare `-`; a match that links
+    to /dev/stdin reads it."""
     stdin = "the client's socket"
-    for options in (state().options | {"nullglob"}, state().options):
-        assert "BP702" in codes(in_shell("wc -l < f; cat ./*.txt", options=options, stdin=stdin))
-        assert in_shell("wc -l < f; cat ./*.txt", options=options).allowed  # closed: nothing to read
-        assert in_shell("wc -l < f; ls ./*.txt", options=options, stdin=stdin).allowed  # ls never reads
+    assert "BP702" in codes(in_shell("wc -l < f; cat *", stdin=stdin))
+    assert in_shell("wc -l < f; cat ./*.txt", stdin=stdin).allowed
+    assert in_shell("wc -l < f; cat *", cwd=str(tmp_path)).allowed  # closed: nothing to read
+    assert in_shell("wc -l < f; ls *", stdin=stdin).allowed  # ls never reads
+    (tmp_path / "in.txt").symlink_to("/dev/stdin")
+    assert "BP702" in codes(in_shell("wc -l < f; cat ./*.txt", cwd=str(tmp_path), stdin=stdin))
+
+
+def test_nullglob_globs_must_match_here(tmp_path):
+    """With nullglob a glob that matches nothing vanishes and the words after
+    it move up (red team RT-C: `grep a* w.txt` read standard input, `rg f*
+    src` searched the whole directory): a glob argument must match, in every
+    directory the command may run in; loop words may vanish."""
+    (tmp_path / "w.txt").write_text("a\n")
+    (tmp_path / ".hidden").write_text("a\n")
+    (tmp_path / "src").mkdir()
+    options = state().options | {"nullglob"}
+    here = str(tmp_path)
+    for command in ("grep a* w.txt", "rg f* src", "cat ./*.md", "cat .x*", "cat 'w'*", "ls src/*/",
+                    "cat *"):
+        verdict = in_shell(command, cwd=here if command != "cat *" else None, options=options)
+        assert "BP701" in codes(verdict) and "nullglob" in verdict.denials[0].message, command
+    for command in ("cat ./*.txt", "wc -l w.*", "cat .hid*", "ls */", "for f in *.md; do cat \"$f\"; done"):
+        assert in_shell(command, cwd=here, options=options).allowed, command
+    assert "BP701" in codes(in_shell("cat .hid* ./*.txt", cwd=str(tmp_path / "src"), options=options))
 
 
 def test_cdable_vars(tmp_path):
@@ -268,6 +294,52 @@ def test_a_tree_too_large_to_look_at(tree, monkeypatch):
 
     monkeypatch.setattr(client_shell, "MAX_WALKED", 2)
     assert "too many" in in_shell("rg foo", cwd=str(tree)).denials[0].message
+
+
+def test_ugrep_reads_a_number_as_a_recursive_depth(tree):
+    """Claude Code's ugrep reads `-3` as --depth=3, a recursive search (GNU
+    grep: three lines of context): red team RT-C, tried with ugrep 7.8.4."""
+    (tree / "src" / "deep" / ".gitignore").symlink_to("/dev/zero")
+    for command in ("grep -3 foo", "grep -2 -n foo src"):
+        assert "BP703" in codes(in_shell(command, cwd=str(tree))), command
+
+
+def test_a_glob_operand_is_followed_where_it_names_a_link(tree):
+    """A walker follows a link named on its command line, a glob's match
+    included (red team RT-C: `rg foo l*` with lnk -> ../other)."""
+    (tree / "other").mkdir()
+    (tree / "other" / ".gitignore").symlink_to("/dev/zero")
+    (tree / "src" / "lnk").symlink_to("../other")
+    here = str(tree / "src")
+    for command in ("rg foo l*", "grep -r foo l*", "rg foo lnk"):
+        verdict = in_shell(command, cwd=here)
+        assert "BP703" in codes(verdict) and "/dev/zero" in verdict.denials[0].message, command
+    assert in_shell("rg foo m*", cwd=here).allowed
+    assert "BP703" in codes(in_shell('read -r d < list; rg foo -- "$d"', cwd=here))
+
+
+def test_find_exec_hands_on_links_to_special_files(tree):
+    """What find -exec runs opens each path found, following a link (red team
+    RT-C: `find . -name "*.txt" -exec cat {} +` with b.txt -> /dev/zero)."""
+    (tree / "b.txt").symlink_to("/dev/zero")
+    here = str(tree)
+    for command in ('find . -name "*.txt" -exec cat {} +', "find . -exec wc -c {} \\;",
+                    "find src . -execdir grep hi {} +"):
+        verdict = in_shell(command, cwd=here)
+        assert "BP703" in codes(verdict) and "b.txt" in verdict.denials[0].message, command
+    assert in_shell('find src -name "*.py" -exec cat {} +', cwd=here).allowed
+    assert in_shell('find . -name "*.txt"', cwd=here).allowed  # nothing opens what it lists
+    os.mkfifo(tree / "src" / "pipe")
+    assert "BP703" in codes(in_shell("find src -type p -exec cat {} +", cwd=here))
+
+
+def test_a_program_that_skips_a_terminal_still_reads_standard_input_it_names():
+    """rg searches the directory rather than read a terminal, unless told to
+    read standard input (red team RT-C: `rg x -` in Gemini CLI's terminal)."""
+    terminal = dict(stdin="a terminal", stdin_unread=frozenset({"rg"}))
+    assert in_shell("rg -n foo", **terminal).allowed
+    for command in ("rg x -", "rg -f - .", "rg --file=- .", "rg -f /dev/stdin .", "rg -e x -f - w.txt"):
+        assert "BP702" in codes(in_shell(command, **terminal)), command
 
 
 def test_walks_from_the_profile_are_data():

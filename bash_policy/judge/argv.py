@@ -170,7 +170,7 @@ def check_argv(words: tuple[Word, ...], ctx: Context, appended: Appended | None 
     reader.read()
     if ctx.policy.shell is not None and not ctx.denials:  # what it walks by itself, in the client's shell
         reader.inv.reads = None
-        client_shell.check_walks(name, words, reader.opened(), ctx, appended)
+        client_shell.check_walks(name, words, reader.opened(), reader.inv.positionals, ctx, appended)
 
 
 def _special_project_file(spec: CommandSpec, program: Word, ctx: Context) -> bool:

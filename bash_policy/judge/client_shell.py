@@ -66,13 +66,20 @@ HARMLESS_OPTIONS = frozenset({
     "noexec", "noglob", "nolog", "notify", "nounset", "onecmd", "pipefail", "privileged",
     "verbose", "vi", "xtrace",
 })
-# Options bash-policy follows word by word or command by command (below).
-# nullglob needs nothing more: a glob operand already counts as possibly
-# absent or `-` for reading standard input (the engine's ArgvReader.reads_stdin);
-# nor extglob: every extended pattern is denied already (a syntax error without it).
+# Options bash-policy follows word by word or command by command (below);
+# extglob needs nothing: every extended pattern is denied already (a syntax
+# error without it).
 FOLLOWED_OPTIONS = frozenset({"globstar", "nocaseglob", "nullglob", "cdable_vars", "extglob"})
-# Options that must be on for a command to read as the checker reads it.
-REQUIRED_OPTIONS = frozenset({"interactive_comments"})
+# Options on in `bash -c` that the checker's reading takes as on, and what turning
+# each off changes (red team RT-C: with globskipdots off, `.*/pipe` matched ../pipe).
+REQUIRED_OPTIONS = {
+    "interactive_comments": "how bash reads `#`",
+    "globskipdots": "what `.*` matches (`.` and `..` too)",
+    "braceexpand": "whether `{a,b}` expands",
+    "globasciiranges": "what a bracket range in a glob matches",
+    "patsub_replacement": "what `&` means in ${name/pattern/string}",
+    "extquote": "how $'...' and $\"...\" read inside ${...} in double quotes",
+}
 
 CLIENT_STATE = engine_rule("client_shell_state", """Commands in a client's shell whose state is unknown or not modelled.
     A client that runs commands in a shell of its own replays the user's
@@ -153,6 +160,21 @@ class GlobStar(Problem):
     word: Word
     client: str
     source: str
+
+
+@dataclass(frozen=True)
+class NullGlob(Problem):
+    code = Code.BP701
+    effect = Effect.HANG
+    rule = CLIENT_OPTIONS
+    message_format = ("`{word.text}`: nullglob is on in {client}'s shell ({source}), so a glob that matches "
+                      "nothing vanishes and the words after it move up (a file operand becomes grep's "
+                      "pattern, and grep reads standard input); {why}")
+    hint_format = "name the files, or quote the pattern and let the program match it"
+    word: Word
+    client: str
+    source: str
+    why: str
 
 
 @dataclass(frozen=True)
@@ -245,6 +267,10 @@ class Walk:
     when: re.Pattern[str] | None = None  # a word that makes it walk (None: always)
     follow: re.Pattern[str] | None = None  # a word that makes it follow links it meets
     from_root: bool = False  # it walks the whole repository, from its top
+    special_links: bool = False  # what it runs opens each path it meets, following a link there
+    # It walks from every operand, not only those its spec opens as files (find's
+    # starting points; its operator words `!`, `(`, `)` and `,` are none).
+    from_operands: bool = False
 
 
 @dataclass(frozen=True)
@@ -308,9 +334,9 @@ def _unmodelled(state: ShellState) -> str | None:
     if unknown:
         return (f"{state.source} turns on the shell option {', '.join(unknown)}, which "
                 "bash-policy does not model")
-    missing = sorted(REQUIRED_OPTIONS - state.options)
+    missing = sorted(set(REQUIRED_OPTIONS) - state.options)
     if missing:
-        return f"{state.source} turns off {', '.join(missing)}, which changes how bash reads `#`"
+        return f"{state.source} turns off {missing[0]}, which changes {REQUIRED_OPTIONS[missing[0]]}"
     reserved = sorted(set(state.aliases) & RESERVED) if "expand_aliases" in state.options else []
     if reserved:
         return (f"{state.source} defines the alias {reserved[0]!r}, a reserved word: it changes "
@@ -355,6 +381,8 @@ def check_names(segment: Command, ctx: Context) -> bool:
     state = _state(ctx)
     if state is None or not segment.words:
         return False
+    if "nullglob" in state.options:
+        _check_nullglob(segment.words[1:], ctx, state)
     words = segment.words
     k = 0
     while k < len(words) and words[k].value == "time" and words[k].text == "time":
@@ -380,6 +408,62 @@ def check_names(segment: Command, ctx: Context) -> bool:
     if name == "cd" and "cdable_vars" in state.options:
         _check_cdable(segment, k, ctx, state)
     return False
+
+
+# A glob the checker matches exactly: plain characters, `*` and `?` (no quotes,
+# escapes or brackets, whose readings differ between bash and fnmatch).
+_PLAIN_GLOB = re.compile(r"[A-Za-z0-9_.,+@%=:~/*?-]+")
+
+
+def _check_nullglob(words: tuple[Word, ...], ctx: Context, state: ShellState) -> None:
+    """With nullglob a glob argument that matches nothing vanishes (red team
+    RT-C: `grep a* w.txt` became `grep w.txt`, reading standard input, and
+    `rg f* src` searched the whole directory).  One that matches an entry in
+    every directory the command may run in stays; any other is denied."""
+    for word in words:
+        if GLOB not in {e.kind for e in word.expansions}:
+            continue
+        if not word.pathname_only or not _PLAIN_GLOB.fullmatch(word.text):
+            why = "the checker matches only plain `*` and `?` patterns"
+        elif None in ctx.directories():
+            why = "it runs where the checker cannot look"
+        elif all(_matches_something(d, word.text, "dotglob" in state.options) for d in ctx.directories()):
+            continue
+        else:
+            why = "here it matches nothing"
+        ctx.deny(NullGlob(word, state.client, state.source, why), word.span)
+
+
+def _matches_something(directory: str | None, pattern: str, dotglob: bool) -> bool:
+    """Whether bash's pathname expansion of `pattern` (plain `*` and `?`) in
+    `directory` finds at least one name: a component's wildcard matches a
+    leading dot only when the component starts with one, or with dotglob."""
+    import fnmatch
+
+    assert directory is not None
+    paths = ["/" if pattern.startswith("/") else directory]
+    for part in pattern.split("/"):
+        if part in ("", "."):
+            continue
+        if not any(c in part for c in "*?"):
+            paths = [os.path.join(p, part) for p in paths if os.path.lexists(os.path.join(p, part))]
+            continue
+        found = []
+        for path in paths:
+            try:
+                names = os.listdir(path)
+            except (OSError, ValueError):
+                continue
+            found += [os.path.join(path, n) for n in names if fnmatch.fnmatchcase(n, part)
+                      and (not n.startswith(".") or part.startswith(".") or dotglob)]
+            if len(found) > 1000:
+                break
+        paths = found
+        if not paths:
+            return False
+    if pattern.endswith("/"):
+        paths = [p for p in paths if os.path.isdir(p)]
+    return bool(paths)
 
 
 def _check_body(segment: Command, k: int, kind: str, body: str, ctx: Context,
@@ -469,15 +553,17 @@ def _check_cdable(segment: Command, k: int, ctx: Context, state: ShellState) -> 
 
 # -- walks --------------------------------------------------------------------------------
 
-def check_walks(name: str, words: tuple[Word, ...], opened: list[Word], ctx: Context,
-                appended: Appended | None) -> None:
+def check_walks(name: str, words: tuple[Word, ...], opened: list[Word], operands: list[Word],
+                ctx: Context, appended: Appended | None) -> None:
     """Deny a walk that would meet a file that never ends.  `opened` are the
-    operands the program opens (its spec's reading: no pattern); without
-    any it walks its working directory."""
+    operands the program opens (its spec's reading: no pattern), `operands`
+    all of them; without any it walks its working directory."""
     state = _state(ctx)
     spec = state.walks.get(name) if state is not None and state.hangs else None
     if spec is None or state is None or ctx.cwd is None:
         return  # without a working directory no file is looked at (as for operands)
+    if spec.from_operands:
+        opened = [w for w in operands if w.value not in ("!", "(", ")", ",")]
     if spec.when is not None and not any(w.value and spec.when.search(w.value) for w in words[1:]):
         return
     if appended is not None:
@@ -492,10 +578,22 @@ def check_walks(name: str, words: tuple[Word, ...], opened: list[Word], ctx: Con
         if top is not None or not opened:
             starts.add(top or directory)
         for word in opened:
-            if word.value is None:
-                starts.add(directory)  # a glob or an expansion: somewhere under it at most
-            elif os.path.isdir(os.path.join(directory, word.value)):
-                starts.add(os.path.realpath(os.path.join(directory, word.value)))
+            if word.value is not None:
+                paths = [os.path.join(directory, word.value)]
+            elif word.pathname_only and GLOB in {e.kind for e in word.expansions}:
+                # What a glob matches is named on the command line, so a link among
+                # the matches is followed (red team RT-C: `rg foo l*` with lnk -> ../other).
+                from .rules.files import glob_matches
+
+                matched = glob_matches(directory, word.text)
+                if matched is None:
+                    return _deny_walk(words[0], f"`{word.text}` matches too many names to look at",
+                                      ctx, state)
+                paths = matched
+            else:
+                return _deny_walk(words[0], f"`{word.text}` names a directory the checker cannot know",
+                                  ctx, state)
+            starts.update(os.path.realpath(p) for p in paths if os.path.isdir(p))
     follow = spec.follow is not None and any(w.value and spec.follow.search(w.value) for w in words[1:])
     found = _walk(sorted(starts), spec, follow)
     if found is not None:
@@ -539,6 +637,8 @@ def _walk(starts: list[str], spec: Walk, follow: bool) -> str | None:
                 if entry.name in wanted and (what := on_disk(entry.path)) is not None:
                     return f"it reads {entry.path}, which is {_what(what)}"
                 if entry.is_symlink():
+                    if spec.special_links and (what := on_disk(entry.path)) is not None:
+                        return f"it hands on {entry.path}, which is {_what(what)}"
                     if not follow:
                         continue
                     if (what := on_disk(entry.path)) is not None:
@@ -548,7 +648,7 @@ def _walk(starts: list[str], spec: Walk, follow: bool) -> str | None:
                 elif entry.is_dir():
                     if entry.name not in _SKIPPED:
                         pending.append(entry.path)
-                elif spec.special_entries and not entry.is_file():
+                elif (spec.special_entries or spec.special_links) and not entry.is_file():
                     return f"it reads {entry.path}, which is {_what(on_disk(entry.path) or 'special')}"
             except OSError:
                 continue
@@ -582,7 +682,9 @@ def stdin_denied(node: Command, ctx: Context) -> bool:
     if state is None or state.stdin is None or not node.words:
         return False
     program = node.words[0]
-    if ctx.reads_stdin and program.value not in state.stdin_unread:
+    # A program that looks at what standard input is before reading it for want
+    # of files (rg and a terminal) still reads it when named (red team RT-C: `rg x -`).
+    if ctx.reads_stdin and (ctx.names_stdin or program.value not in state.stdin_unread):
         ctx.deny(ClientStdin(ctx.source[node.span.start:node.span.end], state.client, state.stdin),
                  program.span)
         return True

@@ -135,8 +135,10 @@ class Context:
         self.slept = 0.0
         self.places = Places()  # where each node runs (flow.py)
         self.rule = rule
-        # Whether a program read so far for this command may read standard input.
+        # Whether a program read so far for this command may read standard input,
+        # and whether one names it (`-`, `-f -`) rather than reading it for want of files.
         self.reads_stdin = False
+        self.names_stdin = False
         # What the script's loops let each variable hold (judge/shapes.py).
         self.variables: dict[str, shapes.Variable] = {}
         # Why a word's brace expansion was not followed, by the word's id (judge/expand.py).

@@ -240,24 +240,54 @@ def looked_up(reader: ArgvReader) -> list[Word]:
     return [word for word in opened(reader) if not special_operand_in(word, reader.ctx.directories())]
 
 
-def reads_stdin(reader: ArgvReader) -> bool:
-    """Whether the program may read standard input: its spec's `stdin`, a
-    flag that reads it, or a file it opens that is or may be `-` or
-    /dev/stdin (`diff f -`, `jq --rawfile a /dev/stdin`)."""
+def stdin_use(reader: ArgvReader) -> str | None:
+    """How the program may read standard input: its spec's `stdin`, a flag
+    that reads it, or a file it opens that is or may be `-` or /dev/stdin
+    (`diff f -`, `jq --rawfile a /dev/stdin`).  "named" when a flag or an
+    operand names it (or may: a glob or a word the checker cannot know),
+    "default" when it reads it for want of files (a program may then look at what
+    standard input is first: rg searches the directory instead of a
+    terminal), None when it does not."""
     spec, inv, dirs = reader.spec, reader.inv, reader.ctx.directories()
     if any(use.flag.reads_stdin
            or (use.value is None and use.flag.reads and use.flag.value != "none")
            or (use.value is not None and any(p == "-" or stdin_in(p, dirs)
                                              for p in use.flag.paths(use.value)))
            for use in inv.flags):
-        return True  # `--stdin`, or a flag's value given `-` (`grep -f -`)
-    if any(w.value in (None, "-") or stdin_in(w.value, dirs) for w in opened(reader)):
-        return True
+        return "named"  # `--stdin`, or a flag's value given `-` (`grep -f -`)
+    if any(_may_name_stdin(w, dirs) for w in opened(reader)):
+        return "named"
     if spec.stdin != "no-files":
-        return spec.stdin == "always"
+        return "default" if spec.stdin == "always" else None
     if spec.positionals.pattern is not None:  # grep -e x f: no pattern operand to skip
-        return not opened(reader)
-    return not inv.positionals[spec.stdin_skip:]
+        return None if opened(reader) else "default"
+    return None if inv.positionals[spec.stdin_skip:] else "default"
+
+
+def _may_name_stdin(word: Word, directories: set[str | None]) -> bool:
+    """Whether an operand is or may be `-` or a name of standard input.  A
+    glob may be when it can match `-` itself (`*`, not `./*`), or, in a directory
+    the checker knows, when a name it matches links to standard input; any
+    other word the checker cannot know may be."""
+    import fnmatch
+
+    from ..read.model import GLOB
+    from .rules.files import glob_matches, glob_pattern
+    from .special import on_disk
+
+    if word.value is not None:
+        return word.value == "-" or stdin_in(word.value, directories)
+    parts = glob_pattern(word.text)
+    if not word.pathname_only or GLOB not in {e.kind for e in word.expansions} \
+            or (len(parts) == 1 and fnmatch.fnmatchcase("-", parts[0])):
+        return True  # only a match without a directory can be a bare `-`
+    for directory in directories:
+        if directory is None:
+            continue
+        matched = glob_matches(directory, word.text)
+        if matched is None or any(on_disk(m) == "stdin" for m in matched):
+            return True
+    return False
 
 
 def check_positionals(reader: ArgvReader) -> None:

@@ -655,8 +655,10 @@ class ArgvReader:
         if not has_sub:
             self.check_modes()
             operands.check_positionals(self)
-            if operands.reads_stdin(self):
+            use = operands.stdin_use(self)
+            if use is not None:
                 self.ctx.reads_stdin = True
+                self.ctx.names_stdin = self.ctx.names_stdin or use == "named"
             operands.check_special_files(self)
         for hook in self.spec.hooks:
             self.ctx.run_rule(hook, self.inv)

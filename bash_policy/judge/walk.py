@@ -331,7 +331,7 @@ def _is_body(node, child) -> bool:
 
 def _check_command(node: Command, ctx: Context, fds: descriptors.Table) -> None:
     ctx.fds = fds
-    ctx.reads_stdin = False
+    ctx.reads_stdin = ctx.names_stdin = False
     ctx.variables["PWD"] = shapes.working_directory(ctx.working_directories())
     try:
         check_segment(node, ctx)

@@ -66,7 +66,8 @@ def load_profile(name: str) -> Profile:
     walks = {program: Walk(tuple(spec.get("files", ())), bool(spec.get("special_entries")),
                            re.compile(spec["when"]) if "when" in spec else None,
                            re.compile(spec["follow"]) if "follow" in spec else None,
-                           bool(spec.get("from_root")))
+                           bool(spec.get("from_root")), bool(spec.get("special_links")),
+                           bool(spec.get("from_operands")))
              for program, spec in data.get("walks", {}).items()}
     return Profile(name, data["client"], data["shell"], data.get("rewrite", {}),
                    data.get("replacements", {}), walks, data.get("version_variable"),

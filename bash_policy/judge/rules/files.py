@@ -106,7 +106,7 @@ class DeviceValue(Problem):
 _MAX_ENTRIES = 10_000
 
 
-def _pattern(text: str) -> list[str]:
+def glob_pattern(text: str) -> list[str]:
     """A glob word's components as fnmatch patterns matching at least what bash
     matches: quotes dropped (a quoted `*` then matches more), each bracket
     expression any one character, dot files included."""
@@ -146,7 +146,7 @@ def _literal(ch: str) -> str:
 def glob_matches(directory: str, text: str) -> list[str] | None:
     """The paths a glob word may expand to in `directory` (a superset of bash's
     matches), or None past _MAX_ENTRIES."""
-    parts = _pattern(text)
+    parts = glob_pattern(text)
     paths = ["/" if parts[0] == "" else directory]  # `"/tmp"/*` is absolute too
     seen = 0
     for part in parts:
