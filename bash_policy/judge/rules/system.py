@@ -431,6 +431,41 @@ def sysstat_bounded(inv, ctx) -> None:
               f"`{program}`", f"fewer or shorter reports: {program} 1 3")
 
 
+@dataclass(frozen=True)
+class SysctlWrites(Problem):
+    code = Code.BP406
+    effect = Effect.STATE
+    message_format = "`sysctl {word.text}` sets the kernel parameter (an operand with `=` is written, even without -w)"
+    hint_format = "name the parameter alone to print it: sysctl {name}"
+    word: Word
+    name: str
+
+
+@dataclass(frozen=True)
+class SysctlPath(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = ("`sysctl {word.text}` names a file through `..`: the file read is /proc/sys/ followed by "
+                      "the name, and only procps 4 refuses one outside /proc/sys")
+    hint_format = "name the parameter: sysctl kernel.hostname"
+    word: Word
+
+
+@rule("sysctl_read_only", codes=[Code.BP406], deny=["sysctl kernel.hostname=evil", "sysctl vm/../../../tmp/f"],
+      allow=["sysctl -a", "sysctl kernel.hostname", "sysctl -n vm.swappiness net.core.somaxconn"])
+def sysctl_read_only(inv, ctx) -> None:
+    """sysctl operands that set a parameter (`NAME=VALUE`), or that climb out of /proc/sys.
+    procps-ng 4.0.2 writes any operand holding `=` (tried: no -w needed), and
+    reads /proc/sys/NAME with `.` read as `/`: it refuses a path that leaves
+    /proc/sys, older and other sysctls need not."""
+    for word in inv.positionals:
+        text = word.value or ""
+        if "=" in text:
+            ctx.deny(SysctlWrites(word, text.split("=", 1)[0]), word.span)
+        elif ".." in text.split("/"):
+            ctx.deny(SysctlPath(word), word.span)
+
+
 CAL_LIMIT_MONTHS = 1200
 _SIGNED_WHOLE = re.compile(r"-?[0-9]+")
 
