@@ -248,3 +248,20 @@ def test_thin_archives_and_archives_holding_them_deny_binutils(tmp_path):
     (tmp_path / "a.out").symlink_to("m.o")
     assert codes("nm", tmp_path) == ["BP603"]
     assert codes("size -A", tmp_path) == ["BP603"]
+
+
+def test_a_checksum_list_naming_a_fifo_denies(tmp_path):
+    # coreutils 9.1: md5sum -c LIST opens each name in LIST (a FIFO blocked).
+    (tmp_path / "a.txt").write_text("hi\n")
+    (tmp_path / "good.md5").write_text("764efa883dda1e11db47671c4a3bbd9e  a.txt\n")
+    assert codes("md5sum -c good.md5", tmp_path) == []
+    os.mkfifo(tmp_path / "ff")
+    for line in ("d41d8cd98f00b204e9800998ecf8427e  ff", "d41d8cd98f00b204e9800998ecf8427e ff",
+                 "d41d8cd98f00b204e9800998ecf8427e *ff", "MD5 (ff) = d41d8cd98f00b204e9800998ecf8427e",
+                 "\\d41d8cd98f00b204e9800998ecf8427e  f\\\\f"):
+        (tmp_path / "bad.md5").write_text(f"764efa883dda1e11db47671c4a3bbd9e  a.txt\n{line}\n")
+        if "\\\\" in line:
+            os.mkfifo(tmp_path / "f\\f")
+        assert codes("md5sum -c bad.md5", tmp_path) == ["BP603"], line
+    os.mkfifo(tmp_path / "list")
+    assert codes("sha256sum -c list", tmp_path) == ["BP603"]

@@ -49,3 +49,10 @@ def test_a_dot_mvn_directory_at_or_above_denies_mvn(tmp_path):
     assert codes("mvn --version", tmp_path) == ["BP601"]
     verdict = check("mvn -v")
     assert verdict.allowed and any(".mvn" in note for note in verdict.notes)
+
+
+def test_rustup_under_a_toolchain_file_denies(tmp_path):
+    (tmp_path / "rust-toolchain.toml").write_text('[toolchain]\nchannel = "1.70.0"\n')
+    assert codes("rustup --version", tmp_path) == ["BP601"]
+    assert codes("rustup toolchain list", tmp_path) == ["BP601"]
+    assert codes("rustup toolchain list", tmp_path.parent) == []

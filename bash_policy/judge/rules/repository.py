@@ -286,7 +286,7 @@ def gh_git_config(inv, ctx) -> None:
 
 
 @rule("ag_git_config", codes=[Code.BP601], deny=[], allow=["ag foo"],
-      untestable="needs a repository with untrusted config: tests/test_gitrepo.py")
+      untestable="needs a repository with untrusted config: tests/test_gitrepo.py", unknown_operands=True)
 def ag_git_config(inv, ctx) -> None:
     """ag in a repository whose config git would act on, as for git itself.
     ag 2.2.0 runs `sh -c 'git config -z --path --get core.excludesfile'` on every
