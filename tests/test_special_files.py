@@ -258,7 +258,7 @@ def test_a_checksum_list_naming_a_fifo_denies(tmp_path):
     os.mkfifo(tmp_path / "ff")
     for line in ("d41d8cd98f00b204e9800998ecf8427e  ff", "d41d8cd98f00b204e9800998ecf8427e ff",
                  "d41d8cd98f00b204e9800998ecf8427e *ff", "MD5 (ff) = d41d8cd98f00b204e9800998ecf8427e",
-                 "\\d41d8cd98f00b204e9800998ecf8427e  f\\\\f"):
+                 "\\d41d8cd98f00b204e9800998ecf8427e  f\\\\f", "d41d8cd98f00b204e9800998ecf8427e  ff\0x"):
         (tmp_path / "bad.md5").write_text(f"764efa883dda1e11db47671c4a3bbd9e  a.txt\n{line}\n")
         if "\\\\" in line:
             os.mkfifo(tmp_path / "f\\f")

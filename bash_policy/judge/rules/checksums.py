@@ -101,12 +101,15 @@ def _judge_list(ctx, program: str, word: Word, directory: str) -> bool:
 def _names(line: str) -> set[str]:
     """Every name coreutils may read from `line` (more rather than fewer)."""
     found: set[str] = set()
+    if "\0" in line:   # `HASH  ff\0...` opened ff (tried): also read the line cut at the NUL
+        found |= _names(line.split("\0", 1)[0])
     for pattern in (_GNU, _TAG):
         match = pattern.fullmatch(line) or pattern.fullmatch(line.rstrip("\r"))
         if match is None:
             continue
         rest = match[2]
         for name in (rest, rest[1:] if rest[:1] in (" ", "*", "\t") else rest, rest.lstrip(" *\t")):
+            name = name.split("\0", 1)[0]   # coreutils reads the name as a C string
             if name:
                 found.add(name)
                 if match[1]:
