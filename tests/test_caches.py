@@ -118,6 +118,24 @@ def test_a_changed_alias_target_rebuilds(cache_home, tmp_path, monkeypatch):
     assert spec_cache.load(path, build) == "two"
 
 
+def test_the_same_alias_in_two_checkouts_merges_each_ones_base(cache_home, tmp_path, monkeypatch):
+    # Found when fd's -l was allowed in a worktree: fdfind.toml (unchanged) came
+    # from the entry another checkout wrote, merged with that checkout's fd.toml.
+    built = {}
+    for name, text in (("one", "base one"), ("two", "base two")):
+        (tmp_path / name).mkdir()
+        path, base = tmp_path / name / "x.toml", tmp_path / name / "base.toml"
+        path.write_text("alias")
+        base.write_text(text)
+
+        def build(path=path, base=base):
+            return base.read_text(), [(path, path.read_bytes()), (base, base.read_bytes())]
+
+        monkeypatch.setattr(spec_cache, "_memo", {})
+        built[name] = spec_cache.load(path, build)
+    assert built == {"one": "base one", "two": "base two"}
+
+
 @pytest.mark.parametrize("content", [b"", b"garbage", pickle.dumps((print, [], {})),
                                      pickle.dumps(("v", [], {"h": "os"}))])
 def test_a_bad_entry_is_rebuilt_never_trusted(cache_home, tmp_path, content):

@@ -59,7 +59,7 @@ KNOWN_EFFECTS = {
     **{tool: "APT keeps its parsed package lists in O_TMPFILE scratch files in $TMPDIR (never "
               "named, gone at exit; apt 2.6.1, Debian): bookkeeping" for tool in ("apt", "apt-cache")},
     **{tool: "the JVM writes its perf-data file /tmp/hsperfdata_USER/PID (-XX:-UsePerfData "
-              "avoids it)" for tool in ("java", "javac", "javap", "jar", "jps")},
+              "avoids it)" for tool in ("java", "javac", "javap", "jar", "jps", "mvn")},
     "top": "top -b creates ~/.config/procps (empty directories, no file) when it is missing "
            "(procps-ng 4.0.2, Debian): bookkeeping",
     "podman": "every podman command takes its locks, opens its state database read-write and "
@@ -80,7 +80,18 @@ HELPERS = {"git": ("/usr/lib/git-core/",), "egrep": ("/usr/bin/grep", "/bin/grep
            "zcat": ("/usr/bin/gzip", "/bin/gzip"), "gunzip": ("/usr/bin/gzip", "/bin/gzip"),
            "dpkg": ("/usr/bin/dpkg-query",),
            # APT asks dpkg for the foreign architectures (--print-foreign-architectures).
-           "apt": ("/usr/bin/dpkg",), "apt-cache": ("/usr/bin/dpkg",)}
+           "apt": ("/usr/bin/dpkg",), "apt-cache": ("/usr/bin/dpkg",),
+           # Debian's zgrep is a script running gzip, grep, expr and sed; ag runs
+           # `sh -c 'git config -z --path --get core.excludesfile'`; mvn is a script that
+           # finds java with uname, ls, expr, dirname and tr; fd -l runs `ls -l -h -d`;
+           # rustup --version runs the active toolchain's rustc.
+           "zgrep": ("/usr/bin/gzip", "/bin/gzip", "/usr/bin/grep", "/bin/grep", "/usr/bin/expr",
+                     "/usr/bin/sed", "/bin/sed"),
+           "ag": ("/bin/sh", "/usr/bin/sh", "/usr/bin/git", "/usr/lib/git-core/"),
+           "mvn": ("/usr/bin/uname", "/usr/bin/ls", "/usr/bin/expr", "/usr/bin/dirname", "/usr/bin/tr",
+                   "/usr/bin/java", "/usr/lib/jvm/"),
+           "fd": ("/usr/bin/ls", "/bin/ls"), "fdfind": ("/usr/bin/ls", "/bin/ls"),
+           "rustup": (str(Path.home() / ".rustup" / "toolchains") + "/",)}
 # git's shell-script commands (git bisect in 2.39, through git-sh-setup) run these.
 HELPERS["git"] += ("/usr/bin/basename", "/usr/bin/sed", "/bin/sed", "/usr/bin/gettext",
                    "/usr/bin/envsubst", "/usr/bin/uname", "/bin/uname")

@@ -75,6 +75,17 @@ def test_gh_is_judged_by_the_repository_config(repo, command):
 
 
 @needs_git
+def test_ag_is_judged_by_the_repository_config(repo):
+    """ag 2.2.0 runs `git config --get core.excludesfile` and reads the file
+    it names: an excludes file that is a FIFO blocked it."""
+    assert check("ag foo", cwd=str(repo)).allowed
+    os.mkfifo(repo / "fifo")
+    _config(repo, "[core]\n\texcludesFile = fifo\n")
+    assert _codes("ag -l foo src", repo) == ["BP601"]
+    assert check("ag --version", cwd=str(repo)).allowed
+
+
+@needs_git
 def test_plain_repository_is_allowed(repo):
     assert check("git status", cwd=str(repo)).allowed
     assert check("cd src && git log -p", cwd=str(repo)).allowed

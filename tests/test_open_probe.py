@@ -28,6 +28,9 @@ KNOWN: dict[tuple[str, str], str] = {
     ("df", "operand 1"): "df opens each operand with O_NONBLOCK only to make an automounter mount it, and "
                          "reads nothing from it (coreutils 9.1 under strace: a FIFO returns at once)",
     ("df", "operand 2"): "as operand 1",
+    ("ag", "operand 1"): "operand 1 is ag's pattern, so ag searches the working directory and reads the ignore "
+                         "files of each directory it walks (bp-open/.git/info/exclude): walks are bounded by the "
+                         "harness's timeout (docs/threat-model.md), as for rg and fd",
 }
 
 

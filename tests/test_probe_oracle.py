@@ -47,6 +47,10 @@ MISREAD = {
                    "`unrecognized option : --x`), so the canary reads as taken; it was not (`jar -h --x` refuses --x)",
     ("jar", "-?"): "jar names an unknown option in other words after -h or -? (`Illegal option: --x`, not "
                    "`unrecognized option : --x`), so the canary reads as taken; it was not (`jar -? --x` refuses --x)",
+    ("ag", "-A"): "ag takes the word after -A only when strtol reads all of it, and gives the canary back "
+                  "as its pattern (ag 2.2.0); rule ag_context_lines denies any value but a plain number",
+    ("ag", "-B"): "as -A",
+    ("ag", "-C"): "as -A",
     ("vmstat", "-f"): "vmstat prints the fork count and exits as it reads -f (`vmstat -f --bogus` exits 0)",
     ("vmstat", "--forks"): "vmstat prints the fork count and exits as it reads -f (`vmstat -f --bogus` exits 0)",
 }

@@ -204,3 +204,64 @@ def test_a_zone_file_named_in_date_is_looked_up(tmp_path):
     assert codes(f"date -d 'TZ=\"{tmp_path}/zone\" now'", tmp_path) == ["BP603"]
     assert codes(f"date -d 'TZ=\"{tmp_path}/plain\" now'", tmp_path) == []
     assert codes(f"date -d 'TZ=\":{tmp_path}/zone\" now'", tmp_path) == ["BP603"]
+
+
+def test_a_shellcheckrc_that_follows_sources_denies(tmp_path):
+    # ShellCheck 0.9.0 opens the files a script sources only with -x or
+    # external-sources=true in a .shellcheckrc at or above the script.
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.sh").write_text("#!/bin/sh\n. /dev/zero\n")
+    assert codes("shellcheck src/a.sh", tmp_path) == []
+    (tmp_path / ".shellcheckrc").write_text("# follow\nexternal-sources = true\n")
+    assert codes("shellcheck src/a.sh", tmp_path) == ["BP601"]
+    assert codes("shellcheck src/*.sh", tmp_path) == ["BP601"]
+    assert codes("cd src && shellcheck a.sh", tmp_path) == ["BP601"]
+    assert codes("shellcheck --norc src/a.sh", tmp_path) == []
+    (tmp_path / ".shellcheckrc").write_text("external-sources=false\ndisable=SC2086\n")
+    assert codes("shellcheck src/a.sh", tmp_path) == []
+    (tmp_path / ".shellcheckrc").unlink()
+    os.mkfifo(tmp_path / "src" / "shellcheckrc")
+    assert codes("shellcheck src/a.sh", tmp_path) == ["BP601"]
+
+
+def _member(name: bytes, data: bytes) -> bytes:
+    header = name.ljust(16) + b"0".ljust(12) + b"0".ljust(6) + b"0".ljust(6) + b"644".ljust(8)
+    return header + str(len(data)).encode().ljust(10) + b"`\n" + data + (b"\n" if len(data) % 2 else b"")
+
+
+def test_thin_archives_and_archives_holding_them_deny_binutils(tmp_path):
+    # binutils 2.40: nm, objdump and size open the files a thin archive names
+    # (a FIFO blocked them); objdump and size follow a thin archive stored in
+    # an ordinary one.  Without operands they read a.out.
+    os.mkfifo(tmp_path / "m.o")
+    thin = b"!<thin>\n" + _member(b"m.o/", b"")[:48] + b"1096".ljust(10) + b"`\n"
+    (tmp_path / "thin.a").write_bytes(thin)
+    (tmp_path / "outer.a").write_bytes(b"!<arch>\n" + _member(b"thin.a/", thin))
+    (tmp_path / "plain.a").write_bytes(b"!<arch>\n" + _member(b"x.o/", b"\x7fELF") + _member(b"y.o/", b"abc"))
+    (tmp_path / "bsd.a").write_bytes(b"!<arch>\n" + _member(b"#1/8", b"thin.a\0\0" + thin))
+    (tmp_path / "link.a").symlink_to("thin.a")
+    for command in ("nm thin.a", "objdump -d outer.a", "size ./*.a", "nm link.a", "size bsd.a"):
+        assert codes(command, tmp_path) == ["BP603"], command
+    assert codes("nm -C plain.a", tmp_path) == []
+    assert codes("objdump -h plain.a", tmp_path) == []
+    assert codes("nm", tmp_path) == []
+    (tmp_path / "a.out").symlink_to("m.o")
+    assert codes("nm", tmp_path) == ["BP603"]
+    assert codes("size -A", tmp_path) == ["BP603"]
+
+
+def test_a_checksum_list_naming_a_fifo_denies(tmp_path):
+    # coreutils 9.1: md5sum -c LIST opens each name in LIST (a FIFO blocked).
+    (tmp_path / "a.txt").write_text("hi\n")
+    (tmp_path / "good.md5").write_text("764efa883dda1e11db47671c4a3bbd9e  a.txt\n")
+    assert codes("md5sum -c good.md5", tmp_path) == []
+    os.mkfifo(tmp_path / "ff")
+    for line in ("d41d8cd98f00b204e9800998ecf8427e  ff", "d41d8cd98f00b204e9800998ecf8427e ff",
+                 "d41d8cd98f00b204e9800998ecf8427e *ff", "MD5 (ff) = d41d8cd98f00b204e9800998ecf8427e",
+                 "\\d41d8cd98f00b204e9800998ecf8427e  f\\\\f", "d41d8cd98f00b204e9800998ecf8427e  ff\0x"):
+        (tmp_path / "bad.md5").write_text(f"764efa883dda1e11db47671c4a3bbd9e  a.txt\n{line}\n")
+        if "\\\\" in line:
+            os.mkfifo(tmp_path / "f\\f")
+        assert codes("md5sum -c bad.md5", tmp_path) == ["BP603"], line
+    os.mkfifo(tmp_path / "list")
+    assert codes("sha256sum -c list", tmp_path) == ["BP603"]

@@ -36,3 +36,23 @@ def test_without_cwd_a_note_says_nothing_was_checked():
     verdict = check("cargo --version")
     assert verdict.allowed
     assert any("rust-toolchain" in note for note in verdict.notes)
+
+
+def test_a_dot_mvn_directory_at_or_above_denies_mvn(tmp_path):
+    # Maven 3.8.7's mvn script applies the nearest .mvn/jvm.config (JVM
+    # options) and .mvn/maven.config even for `mvn -v`.
+    (tmp_path / "app").mkdir()
+    assert codes("mvn -v", tmp_path / "app") == []
+    (tmp_path / ".mvn").mkdir()
+    (tmp_path / ".mvn" / "jvm.config").write_text("-javaagent:agent.jar\n")
+    assert codes("mvn -v", tmp_path / "app") == ["BP601"]
+    assert codes("mvn --version", tmp_path) == ["BP601"]
+    verdict = check("mvn -v")
+    assert verdict.allowed and any(".mvn" in note for note in verdict.notes)
+
+
+def test_rustup_under_a_toolchain_file_denies(tmp_path):
+    (tmp_path / "rust-toolchain.toml").write_text('[toolchain]\nchannel = "1.70.0"\n')
+    assert codes("rustup --version", tmp_path) == ["BP601"]
+    assert codes("rustup toolchain list", tmp_path) == ["BP601"]
+    assert codes("rustup toolchain list", tmp_path.parent) == []

@@ -2,7 +2,7 @@
 and build the specs of the programs it checks (git's took 50 ms).
 
 An entry holds what one built-in TOML file builds to (a `CommandSpec`, or the
-defaults table), in a file named by a digest of that file's bytes and of
+defaults table), in a file named by a digest of that file's path and bytes and of
 everything else the build depends on: the code that builds specs, the
 package and the Python version.  The files it merged in (`alias_of`) are
 recorded with their digests and compared on load.  A changed input gives
@@ -74,7 +74,10 @@ def load(path: Path, build: Callable[[], tuple[Any, list[tuple[Path, bytes]]]]) 
         data = path.read_bytes()
     except OSError:
         return build()[0]  # a missing file builds to "no spec"
-    key = _digest(data)
+    # The file's own path is part of the key: two checkouts (a worktree and CI's
+    # clone on the same machine) share the cache, and an alias whose bytes are
+    # the same in both merges each one's own base file.
+    key = _digest(os.fsencode(os.path.abspath(path)) + b"\0" + data)
     memo = _memo.get(path)
     if memo is not None and memo[0] == key:
         return memo[1]

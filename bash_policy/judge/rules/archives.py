@@ -82,7 +82,7 @@ def _deny_remote(ctx, word, value: str) -> None:
 
 
 @rule("tar_archive", codes=[Code.BP400, Code.BP401, Code.BP403],
-      deny=["tar xzf a.tgz", "tar -tf host:/srv/a.tar", "tar tf host:a.tar"],
+      deny=["tar czf a.tgz src", "tar -tf host:/srv/a.tar", "tar tf host:a.tar"],
       allow=["tar tzf a.tgz", "tar -tf ./a:b.tar", "tar --force-local -tf a:b.tar"])
 def tar_archive(inv, ctx) -> None:
     """tar's old-style first word (`tar xzf`), read letter by letter, and remote archives.
@@ -114,6 +114,37 @@ def tar_archive(inv, ctx) -> None:
                 _deny_remote(ctx, word, value)
     if not archives or any(value in (None, "-") or stdin_in(value, ctx.directories()) for _, value in archives):
         ctx.reads_stdin = True  # no -f (Debian's default archive is `-`), or -f -
+
+
+@dataclass(frozen=True)
+class TarExtracts(Problem):
+    code = Code.BP400
+    effect = Effect.WRITE
+    message_format = "`tar {option}` extracts the archive's files to disk (only with -O do they go to standard output)"
+    hint_format = "print a member with -O: tar -xOf ARCHIVE MEMBER, or list them: tar -tvf ARCHIVE"
+    option: str
+
+
+@rule("tar_extract_to_stdout", codes=[Code.BP400],
+      deny=["tar -xzf a.tgz", "tar xvf a.tar", "tar --extract -f a.tar -C out"],
+      allow=["tar -xOf a.tar f.txt", "tar xOf a.tar", "tar -x --to-stdout -zf a.tgz", "tar -tf a.tar"])
+def tar_extract_to_stdout(inv, ctx) -> None:
+    """tar extracting without -O, which writes the members to disk.
+    With -O (--to-stdout) GNU tar 1.34 writes each file member's data to standard
+    output and nothing to disk: under strace an archive of a directory, a file,
+    a symbolic and a hard link, a FIFO and a device created, linked, changed and
+    removed nothing; bsdtar's -O is the same."""
+    letters = ""
+    first = inv.words[1] if len(inv.words) > 1 else None
+    if first is not None and inv.positionals and inv.positionals[0] is first and first.value is not None:
+        letters = first.value   # the old-style first word: `tar xOf`
+    extract = inv.has("-x") or "x" in letters
+    if extract and not (inv.has("-O") or "O" in letters):
+        uses = inv.uses("-x")
+        if uses:
+            ctx.deny(TarExtracts(uses[0].name), uses[0].word.span)
+        elif first is not None:
+            ctx.deny(TarExtracts(letters), first.span)
 
 
 @dataclass(frozen=True)

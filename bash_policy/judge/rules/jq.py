@@ -223,6 +223,10 @@ def _special_inputs(inv, ctx, second_values, operands) -> None:
     if not inputs and not (inv.has("-n", "--null-input") and "input" not in (operands[0].value or "input")):
         ctx.reads_stdin = True  # no input file: jq reads stdin, with -n still for `input`
     files = inputs + [word for use, word in second_values if _FILE_VALUED.intersection(use.flag.names)]
+    if any(use.value_word is not use.word for use in inv.uses("-o")):
+        # Go yq's `-o FORMAT`: Python yq leaves -o to jq and takes FORMAT as its
+        # filter, so the word Go yq reads as the expression is a file it opens.
+        files.insert(0, operands[0])
     # A FIFO or a link to /dev/stdin in the directory; a device named by its path is denied below, once.
     check_special_operands([w for w in files if not special_operand_in(w, ctx.directories())], ctx)
     for word in files:
@@ -281,9 +285,12 @@ def check(inv, ctx, yq: bool = False) -> None:
         judge_pieces(inv.spec.display, [(word, word.value)], ctx, lambda text: filter_findings(text, yq))
 
 
-@rule("yq_filter", codes=[Code.BP407],
-      deny=["yq env f", "yq 'strenv(HOME)' f"], allow=["yq '.a.b' f.yaml"])
+@rule("yq_filter", codes=[Code.BP407, Code.BP403, Code.BP406],
+      deny=["yq env f", "yq 'strenv(HOME)' f", "yq -o json /dev/zero f.yaml"],
+      allow=["yq '.a.b' f.yaml", "yq -o json . f.yaml"])
 def check_yq(inv, ctx) -> None:
-    """yq filters that read the environment, load files or run commands.
-    The jq check plus the Go yq operators, for either yq implementation."""
+    """yq filters that read the environment, load files or run commands, and device input files.
+    The jq check plus the Go yq operators, for either yq implementation; with
+    Go yq's `-o FORMAT` apart, Python yq reads FORMAT as the filter and the
+    first operand as a file."""
     check(inv, ctx, yq=True)

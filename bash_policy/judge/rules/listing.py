@@ -93,6 +93,18 @@ class WorksOnProject(Problem):
         return self.reason.effect
 
 
+@dataclass(frozen=True)
+class OpensBrowser(Problem):
+    code = Code.BP406
+    message_format = "`{name}` with no arguments {reason.why}"
+    hint_format = "only `{name} --version` is allowed"
+    name: str
+    reason: Reason
+
+    def consequence(self):
+        return self.reason.effect
+
+
 _MAN_EXITS = ("-?", "--usage", "-V")  # man-db prints these as it reads them, and exits
 # GNU shuf's counts and ranges: blanks, then decimal digits (xstrtoumax, base 10).
 _SHUF_COUNT = re.compile(r"[ \t\n\v\f\r]*\+?(\d+)")
@@ -170,10 +182,13 @@ def _shuf_number(use, ctx) -> int | None:
     return int(match[1])
 
 
-@rule("version_only", codes=[Code.BP406], deny=["mypy", "tsc", "eslint"],
+@rule("version_only", codes=[Code.BP406], deny=["mypy", "tsc", "eslint", "info"],
       allow=["mypy --version", "tsc -v"])
 def version_only(inv, ctx) -> None:
     """A checker or compiler run with no arguments, which works on the whole project.
-    Bare mypy checks the files its config names, bare eslint lints `.`, bare tsc compiles."""
+    Bare mypy checks the files its config names, bare eslint lints `.`, bare tsc compiles;
+    bare info opens its browser on the terminal."""
     if len(inv.words) == 1:
-        ctx.deny(WorksOnProject(inv.spec.display, inv.spec.positionals.over_max), inv.words[0].span)
+        reason = inv.spec.positionals.over_max
+        kind = OpensBrowser if reason.effect is Effect.INTERACTIVE else WorksOnProject
+        ctx.deny(kind(inv.spec.display, reason), inv.words[0].span)

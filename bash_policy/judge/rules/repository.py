@@ -283,3 +283,26 @@ def gh_git_config(inv, ctx) -> None:
             ctx.deny(RepositoryUnreadable(directory, error, "gh"), anchor)
             continue
         _deny_findings(report, directory, anchor, ctx)
+
+
+@rule("ag_git_config", codes=[Code.BP601], deny=[], allow=["ag foo"],
+      untestable="needs a repository with untrusted config: tests/test_gitrepo.py", unknown_operands=True)
+def ag_git_config(inv, ctx) -> None:
+    """ag in a repository whose config git would act on, as for git itself.
+    ag 2.2.0 runs `sh -c 'git config -z --path --get core.excludesfile'` on every
+    search and then reads the file it names (strace), so the repository's config
+    reaches it: an excludes file or an include that is a FIFO blocks."""
+    if inv.has("-V", "-h", "--list-file-types"):
+        return   # they print and exit before any git runs
+    anchor = inv.words[0].span
+    trusted = tuple(ctx.policy.trusted_repo_keys.get("git", ()))
+    for directory in known_directories(ctx, anchor, "its repository config", _NO_CWD_NOTE, Effect.EXEC):
+        try:
+            repo = discover(physical(directory))
+            if repo is None:
+                continue
+            report = inspect(repo, trusted)
+        except (ConfigSyntaxError, Unreadable) as error:
+            ctx.deny(RepositoryUnreadable(directory, error, "ag"), anchor)
+            continue
+        _deny_findings(report, directory, anchor, ctx)

@@ -379,6 +379,127 @@ def free_bounded(inv, ctx) -> None:
 
 
 @dataclass(frozen=True)
+class SysstatUnbounded(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = ("`{program} {interval.text}` reports every {interval.text} seconds until interrupted "
+                      "unless a count follows the interval")
+    hint_format = "add a count: {program} 1 3"
+    program: str
+    interval: Word
+
+
+@dataclass(frozen=True)
+class SysstatOperand(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = ("`{word.text}` is neither a device name nor a plain whole number, and {program} "
+                      "may read it as its interval or count")
+    hint_format = "write the interval and count as plain numbers: {program} -x 1 3"
+    program: str
+    word: Word
+
+
+_DEVICE_NAME = re.compile(r"[A-Za-z/][A-Za-z0-9_./:+-]*")
+
+
+@rule("sysstat_bounded", codes=[Code.BP406],
+      deny=["iostat 2", "mpstat 1", "iostat -x 5 100", "iostat sda 1e3", "iostat -d ' 1' 2", "mpstat sda"],
+      allow=["iostat", "iostat -xz 1 3", "iostat -d sda nvme0n1 1 2", "iostat -p ALL", "mpstat -P ALL 1 3",
+             "mpstat"])
+def sysstat_bounded(inv, ctx) -> None:
+    """iostat and mpstat with an interval and no count, or reports longer than the plan-mode limit.
+    sysstat 12.6.1 reads the first operand of digits as the interval and the
+    second as the count (iostat: other words are device names, which it only
+    looks up in /proc/diskstats; ` 1` was read as an interval, so only plain
+    names and plain numbers pass; mpstat refuses anything but numbers: tried);
+    the waits share sleep's limit."""
+    program = inv.spec.path[0]
+    numbers: list[Word] = []
+    for word in inv.positionals:
+        text = word.value or ""
+        if _WHOLE.fullmatch(text):
+            numbers.append(word)
+        elif program != "iostat" or not _DEVICE_NAME.fullmatch(text):
+            ctx.deny(SysstatOperand(program, word), word.span)
+            return
+    if len(numbers) == 1 and int(numbers[0].value or 0) > 0:
+        ctx.deny(SysstatUnbounded(program, numbers[0]), numbers[0].span)
+    elif len(numbers) >= 2:
+        interval, count = int(numbers[0].value or 0), int(numbers[1].value or 0)
+        waits(ctx, interval * max(count - 1, 0), inv.words[0].span, numbers[1].span,
+              f"`{program}`", f"fewer or shorter reports: {program} 1 3")
+
+
+@dataclass(frozen=True)
+class SysctlWrites(Problem):
+    code = Code.BP406
+    effect = Effect.STATE
+    message_format = "`sysctl {word.text}` sets the kernel parameter (an operand with `=` is written, even without -w)"
+    hint_format = "name the parameter alone to print it: sysctl {name}"
+    word: Word
+    name: str
+
+
+@dataclass(frozen=True)
+class SysctlPath(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = ("`sysctl {word.text}` names a file through `..`: the file read is /proc/sys/ followed by "
+                      "the name, and only procps 4 refuses one outside /proc/sys")
+    hint_format = "name the parameter: sysctl kernel.hostname"
+    word: Word
+
+
+@rule("sysctl_read_only", codes=[Code.BP406], deny=["sysctl kernel.hostname=evil", "sysctl vm/../../../tmp/f"],
+      allow=["sysctl -a", "sysctl kernel.hostname", "sysctl -n vm.swappiness net.core.somaxconn"])
+def sysctl_read_only(inv, ctx) -> None:
+    """sysctl operands that set a parameter (`NAME=VALUE`), or that climb out of /proc/sys.
+    procps-ng 4.0.2 writes any operand holding `=` (tried: no -w needed), and
+    reads /proc/sys/NAME with `.` read as `/`: it refuses a path that leaves
+    /proc/sys, older and other sysctls need not."""
+    for word in inv.positionals:
+        text = word.value or ""
+        if "=" in text:
+            ctx.deny(SysctlWrites(word, text.split("=", 1)[0]), word.span)
+        elif ".." in text.split("/"):
+            ctx.deny(SysctlPath(word), word.span)
+
+
+CAL_LIMIT_MONTHS = 1200
+_SIGNED_WHOLE = re.compile(r"-?[0-9]+")
+
+
+@dataclass(frozen=True)
+class CalTooLong(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = ("`cal {option} {value}` adds {value} months to the calendar, more than the "
+                      "plan-mode limit of {limit} (two billion months print for hours)")
+    hint_format = "show fewer months: cal -A 2 -B 1, or cal -y YEAR"
+    option: str
+    value: str
+    limit: int = CAL_LIMIT_MONTHS
+
+
+@rule("cal_bounded", codes=[Code.BP406],
+      deny=["cal -A 2000000000", "ncal -B 99999", "cal -A 1e3"],
+      allow=["cal", "cal -3", "cal -A 2 -B-1", "ncal -A -6 2024", "cal -y 2024"], reads=["-A", "-B"])
+def cal_bounded(inv, ctx) -> None:
+    """cal adding more months than the plan-mode limit, or a number of months that is not plain.
+    ncal 12.1.8 (Debian's cal) prints every month -A and -B add, read with
+    atoi (`1e3` is 1, ` 12` is 12: tried): `cal -A 2000000000` ran for hours
+    of output, a million months five seconds; the year operand stops at 9999."""
+    for use in inv.uses("-A", "-B"):
+        months = _plain(ctx, [use], _SIGNED_WHOLE, "a plain whole number of months", "cal -A 2")
+        if months is None:
+            return
+        if abs(months[0]) > CAL_LIMIT_MONTHS:
+            ctx.deny(CalTooLong(use.name, use.value or "", CAL_LIMIT_MONTHS), (use.value_word or use.word).span)
+            return
+
+
+@dataclass(frozen=True)
 class CountNotPlain(Problem):
     code = Code.BP406
     effect = Effect.HANG

@@ -32,6 +32,10 @@ class RustupInstalls(Problem):
     found: str
 
     def message(self) -> str:
+        if self.program == "rustup":
+            return (f"`rustup` resolves the toolchain that {self.found} names, and installs it when it is "
+                    "missing (network access, writes to ~/.rustup); rustup 1.29 installed nothing for "
+                    "`toolchain list`, and `--version` runs that toolchain's rustc")
         runs = self.program if self.program in ("cargo", "rustc") else "rustc --version"
         return (f"`{self.program}` runs {runs} through rustup, which installs the toolchain that "
                 f"{self.found} names when it is missing (network access, writes to ~/.rustup)")
@@ -55,9 +59,11 @@ def _toolchain_file(directory: str) -> str | None:
 @rule("rust_toolchain_file", codes=[Code.BP601], deny=[], allow=["cargo --version"],
       untestable="needs a directory with a rust-toolchain file: tests/test_toolchain.py")
 def rust_toolchain_file(inv, ctx) -> None:
-    """cargo, rustc and pip under a rust-toolchain file that rustup would install.
+    """cargo, rustc, rustup and pip under a rust-toolchain file that rustup would install.
     The proxy installs the toolchain the file names: network and writes to
-    ~/.rustup; pip runs `rustc --version` for its User-Agent (pip 23.2.1, strace)."""
+    ~/.rustup; pip runs `rustc --version` for its User-Agent (pip 23.2.1, strace);
+    `rustup --version` runs the active toolchain's rustc, and other rustup
+    versions than the one tried may install for `toolchain list`."""
     anchor = inv.words[0].span
     program = inv.spec.path[0]
     for directory in known_directories(ctx, anchor, "its rust-toolchain file", _NO_CWD_NOTE,
