@@ -148,7 +148,8 @@ def operands_text(spec: CommandSpec) -> str:
 
 
 _READS_TEXT = {"file": "reads a file", "file-if-slash": "reads a file when it holds a /",
-               "directory": "reads the files in a directory", "siblings": "reads a file and the ones beside it"}
+               "directory": "reads the files in a directory", "siblings": "reads a file and the ones beside it",
+               "suffixed": "reads a file, or one with a suffix added or dropped when it is missing"}
 
 
 def flag_text(flag: Flag) -> str:

@@ -184,6 +184,8 @@ COVERS = {
     "file-if-slash": {"none", "file"},
     "directory": {"none", "file", "directory"},
     "siblings": {"none", "file", "siblings", "directory"},
+    # The names tried for a missing one: the probe's FIFO is there, so only it is opened.
+    "suffixed": {"none", "file"},
 }
 assert set(COVERS) - {None} == set(READ_SHAPES)
 

@@ -68,8 +68,10 @@ VALUE_KINDS = ("none", "required", "optional", "attached", "lastarg", "unless_fl
 # named (kubectl -f DIR, pip --path DIR, man -M DIR), or the file named;
 # "siblings" the file named and the files beside it that share its name up to
 # the first `.` (7z's next volumes: s.7z.001 opens s.7z.002), or the files in a
-# directory named (`7z l DIR` opens each as an archive).
-READ_SHAPES = ("file", "file-if-slash", "directory", "siblings")
+# directory named (`7z l DIR` opens each as an archive); "suffixed" the file
+# named, or, when it is missing, the names gzip, unzip and lspci try instead
+# (a compression suffix added or dropped: `zcat data` opens data.gz).
+READ_SHAPES = ("file", "file-if-slash", "directory", "siblings", "suffixed")
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,6 +112,24 @@ def _names(line: str) -> set[str]:
             name = name.split("\0", 1)[0]   # coreutils reads the name as a C string
             if name:
                 found.add(name)
-                if match[1]:
-                    found.add(name.replace("\\n", "\n").replace("\\r", "\r").replace("\\\\", "\\"))
+                if match[1] and (plain := _unescaped(name)) is not None:
+                    found.add(plain)
     return found
+
+
+def _unescaped(name: str) -> str | None:
+    r"""A name as coreutils decodes it from an escaped line, left to right:
+    `\\` a backslash, `\n` a newline, `\r` a carriage return (red team RT-D:
+    the name `a\\\\nb` is `a\\nb`); another escape makes the line invalid (None)."""
+    out, i = [], 0
+    while i < len(name):
+        if name[i] != "\\":
+            out.append(name[i])
+            i += 1
+            continue
+        plain = {"\\": "\\", "n": "\n", "r": "\r"}.get(name[i + 1:i + 2])
+        if plain is None:
+            return None
+        out.append(plain)
+        i += 2
+    return "".join(out)

@@ -71,7 +71,7 @@ class SpecialAround(Problem):
                       "it blocks or never ends")
     hint_format = "move the special file away, or name the regular files to read"
     program: str
-    where: str  # "under" or "beside"
+    where: str  # "under", "beside" or "tried in place of"
     word: Word
     entry: str
     what: str
@@ -234,9 +234,10 @@ def check_around(words, shape: str, ctx, display: str) -> None:
     (kubectl -f DIR, pip --path DIR, man -M DIR); for "siblings", the files
     beside it that share its name up to the first `.` (7z opens s.7z.002 for
     s.7z.001), or the files in a directory it names (7z l DIR opens each).
+    For "suffixed", the names tried in place of a missing one (SUFFIXES).
     One that is a FIFO, socket or device denies, and so does a directory too
     large to look through; a link to /dev/stdin reads standard input."""
-    if ctx.cwd is None or shape not in ("directory", "siblings"):
+    if ctx.cwd is None or shape not in ("directory", "siblings", "suffixed"):
         return
     for word in words:
         for directory in sorted(d for d in ctx.directories() if d is not None):
@@ -253,9 +254,23 @@ def check_around(words, shape: str, ctx, display: str) -> None:
                 if what == "stdin":
                     ctx.reads_stdin = True
                     continue
-                where = "under" if shape == "directory" else "beside"
+                where = {"directory": "under", "suffixed": "tried in place of"}.get(shape, "beside")
                 ctx.deny(SpecialAround(display, where, word, os.path.relpath(entry, directory), what), word.span)
                 return
+
+
+# What gzip 1.12 (.gz .z -z .Z), unzip 6.0 (.zip .ZIP) and lspci 3.9 (-i X.gz
+# falls back to X) try for a name that is missing, tried with each (red team RT-D:
+# `zcat -f data` read data.gz -> /dev/urandom); a superset for each of them.
+SUFFIXES = (".gz", "-gz", ".z", "-z", "_z", ".Z", ".zip", ".ZIP")
+
+
+def _suffixed(path: str) -> list[tuple[str, str]]:
+    """The names tried in place of `path` when it is missing that are not plain files."""
+    if os.path.lexists(path):
+        return []
+    tried = [path + s for s in SUFFIXES] + [path[:-len(s)] for s in SUFFIXES if path.endswith(s)]
+    return [(name, what) for name in tried if (what := on_disk(name)) is not None]
 
 
 def _around(paths: list[str] | None, shape: str) -> list[tuple[str, str]] | None:
@@ -263,6 +278,8 @@ def _around(paths: list[str] | None, shape: str) -> list[tuple[str, str]] | None
     file (see check_around); None when there are too many entries to look at."""
     if paths is None:
         return None
+    if shape == "suffixed":
+        return [found for path in paths for found in _suffixed(path)]
     found: list[tuple[str, str]] = []
     for path in paths:
         more = _under(path) if shape == "directory" or os.path.isdir(path) else _beside(path)

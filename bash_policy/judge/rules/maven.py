@@ -34,7 +34,12 @@ class MavenProjectConfig(Problem):
 
 
 def _dot_mvn(directory: str) -> str | None:
-    directory = physical(directory)
+    """The .mvn above `directory` on the logical path (Debian's mvn script climbs
+    `pwd` with `cd ..`: red team RT-D, `cd lnk && mvn -v`) or the physical one."""
+    return _climb(os.path.normpath(directory)) or _climb(physical(directory))
+
+
+def _climb(directory: str) -> str | None:
     while True:
         path = os.path.join(directory, ".mvn")
         if os.path.lexists(path):
@@ -52,7 +57,9 @@ def maven_project_config(inv, ctx) -> None:
     jvm.config's words are JVM options (`-javaagent:` runs code, tried with
     `-XX:+PrintFlagsFinal`) and maven.config's are Maven arguments."""
     anchor = inv.words[0].span
-    for directory in known_directories(ctx, anchor, "its .mvn directory", _NO_CWD_NOTE, Effect.EXEC):
+    logical = {d for d in ctx.working_directories() if d is not None}
+    for directory in [*known_directories(ctx, anchor, "its .mvn directory", _NO_CWD_NOTE, Effect.EXEC),
+                      *sorted(logical)]:
         found = _dot_mvn(directory)
         if found:
             ctx.deny(MavenProjectConfig(found), anchor)

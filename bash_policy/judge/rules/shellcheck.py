@@ -23,7 +23,9 @@ from . import rule
 from .cd import known_directories
 
 _RC_NAMES = (".shellcheckrc", "shellcheckrc")
-_EXTERNAL = re.compile(r"\s*external-sources\s*=\s*(\S*)")
+# Anywhere on a line: several directives may share one (red team RT-D:
+# `disable=SC2086 external-sources=true`); any value but false counts.
+_EXTERNAL = re.compile(r"external-sources\s*=\s*(\S*)")
 _NO_CWD_NOTE = ("shellcheck's .shellcheckrc files were not looked for: no working directory was given "
                 "(check(cmd, cwd=DIR) or --cwd DIR)")
 
@@ -77,10 +79,13 @@ def shellcheck_rc(inv, ctx) -> None:
                                        word.text[len(word.prefix):]):
                 ctx.deny(ShellcheckScriptsUnknown(word), word.span)
                 return
-            if text.startswith("/"):
-                starts.add(os.path.dirname(text))
-            elif directory is not None:
-                starts.add(os.path.dirname(os.path.join(directory, text)))
+            path = text if text.startswith("/") else (
+                os.path.join(directory, text) if directory is not None else None)
+            if path is not None:
+                # shellcheck climbs from the script's real path, the shell's path
+                # names it by the link (red team RT-D): both are looked at.
+                starts.add(os.path.dirname(path))
+                starts.add(os.path.dirname(os.path.realpath(path)))
         seen: set[str] = set()
         for start in sorted(starts):
             path = os.path.normpath(start)
@@ -102,9 +107,7 @@ def _judge_rc(ctx, anchor, directory: str) -> bool:
             return True
         if text is None:
             continue
-        for line in text.splitlines():
-            match = _EXTERNAL.match(line)
-            if match and match[1] != "false":
-                ctx.deny(ShellcheckrcFollows(path), anchor)
-                return True
+        if any(match[1] != "false" for match in _EXTERNAL.finditer(text)):
+            ctx.deny(ShellcheckrcFollows(path), anchor)
+            return True
     return False
