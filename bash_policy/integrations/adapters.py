@@ -26,16 +26,15 @@ that shell (profiles/).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shlex
 import sys
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import IO, Any
 
+from ..records import dataclass, field, replace
 from .config import directory_error
 from .gate import ALLOW, DENY, PLANNING, PlanGate
 from .harnesses import Harness
@@ -158,7 +157,7 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
         state = shell_state(load_profile(harness.profile), event, env, subject)
         # `cd NAME` follows the client's CDPATH (the engine's own reading of it).
         cdpath = env.get("CDPATH", "") if policy.cdpath is None else policy.cdpath
-        policy = dataclasses.replace(policy, shell=state, cdpath=cdpath)
+        policy = replace(policy, shell=state, cdpath=cdpath)
     gate = PlanGate(plan_files=plan_files, way_out=way_out, root=cwd, policy=policy, state=PLANNING)
     if permission == "shell":
         directory = _shell_directory(harness, event, cwd)

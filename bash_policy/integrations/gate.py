@@ -16,10 +16,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ..records import dataclass, field
 from .harnesses import HARNESSES
 
 ALLOW, ASK, DENY = "allow", "ask", "deny"

@@ -23,10 +23,10 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..records import dataclass, field
 from . import client_rules
 from .profiles import client_version, load_profile
 

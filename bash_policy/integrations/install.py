@@ -26,10 +26,10 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..records import dataclass, field
 from .adapters import DECISION_NOTE, Options, hook_command, snippet
 from .harnesses import Harness
 

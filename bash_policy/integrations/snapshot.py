@@ -35,7 +35,8 @@ import re
 import shlex
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from ..records import dataclass, field
 
 _HEADER = {"# Snapshot file", "# Unset all aliases to avoid conflicts with functions",
            "unalias -a 2>/dev/null || true", "# Shopt", "# Functions", "# Shell Options",

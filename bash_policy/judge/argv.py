@@ -9,9 +9,9 @@ program does and has what it read judged (judge/operands.py).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from ..read.model import Word
+from ..records import dataclass
 from . import client_shell
 from .codes import Code, Effect
 from .context import Appended, Context

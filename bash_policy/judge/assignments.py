@@ -10,7 +10,6 @@ which the checker follows (judge/values.py).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..read.model import (
@@ -23,6 +22,7 @@ from ..read.model import (
     TILDE,
     Assignment,
 )
+from ..records import dataclass
 from .codes import Code
 from .problems import Problem
 from .rules import engine_rule

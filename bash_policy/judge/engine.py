@@ -18,10 +18,10 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from dataclasses import dataclass, replace
 
 from ..read import exact, parse_cache
 from ..read.model import Span
+from ..records import dataclass, replace
 from . import client_shell, expand, fixes, values
 from .assignments import ASSIGNMENT
 from .codes import Code

@@ -9,7 +9,6 @@ elsewhere the first such expansion is denied with the code of its kind.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from ..read.model import (
@@ -28,6 +27,7 @@ from ..read.model import (
     TILDE,
     Word,
 )
+from ..records import dataclass
 from .codes import Code
 from .problems import Problem
 from .rules import engine_rule

@@ -11,10 +11,10 @@ a program's words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..read.model import Span, Word
+from ..records import dataclass
 from . import fixes, shapes
 from .argv import PROGRAM
 from .codes import Code, Effect

@@ -15,10 +15,10 @@ import stat
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..records import dataclass, field
 from . import rules, spec_cache
 from .spec import CommandSpec, SpecError, build_spec, merge_tables, unknown_key
 

@@ -20,9 +20,9 @@ each check, a program rule's in its rule module.
 from __future__ import annotations
 
 import string
-from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, ClassVar
 
+from ..records import dataclass, field, fields
 from .codes import Code, Effect
 
 if TYPE_CHECKING:

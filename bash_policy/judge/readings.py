@@ -14,11 +14,11 @@ from __future__ import annotations
 import functools
 import importlib.util
 import sys
-from dataclasses import dataclass
 
 from ..read import parse_cache
 from ..read.crosscheck import Difference, compare
 from ..read.model import Script, Span
+from ..records import dataclass
 from .codes import Code
 from .problems import Problem
 from .rules import engine_rule

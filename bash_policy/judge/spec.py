@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from ..records import dataclass, field
 from .codes import Code, Effect
 
 EFFECTS = tuple(e.value for e in Effect)

@@ -33,9 +33,9 @@ than the plain forms (`Reader.regex_operand`).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
+from ..records import fields, replace
 from .model import (
     ANSI_C,
     ARITHMETIC,
@@ -1301,12 +1301,12 @@ def _with_bodies(node, bodies: dict[int, str]):
     the command that holds them)."""
     if isinstance(node, Redirect):
         if node.op in ("<<", "<<-"):
-            return dataclasses.replace(node, body=bodies[node.span.start])
+            return replace(node, body=bodies[node.span.start])
         return node
     if isinstance(node, tuple):
         return tuple(_with_bodies(item, bodies) for item in node)
-    if dataclasses.is_dataclass(node) and not isinstance(node, (Word, Span, type)):
-        return dataclasses.replace(node, **{f.name: _with_bodies(getattr(node, f.name), bodies)
-                                            for f in dataclasses.fields(node)
-                                            if not isinstance(getattr(node, f.name), (str, int, bool))})
+    if hasattr(node, "__record_fields__") and not isinstance(node, (Word, Span, type)):
+        return replace(node, **{f.name: _with_bodies(getattr(node, f.name), bodies)
+                                for f in fields(node)
+                                if not isinstance(getattr(node, f.name), (str, int, bool))})
     return node

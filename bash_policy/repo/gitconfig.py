@@ -10,8 +10,9 @@ would do with it, so it fails closed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NoReturn
+
+from ..records import dataclass
 
 _ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}
 # git's own isspace (git-compat-util.h, ctype.c): not \v or \f, which are

@@ -23,8 +23,8 @@ import stat
 import struct
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
+from ..records import dataclass, field
 from .files import Unreadable, physical, read_text, special_file
 from .gitconfig import ConfigSyntaxError, Entry, parse
 from .gitkeys import trusted as _trusted

@@ -20,11 +20,11 @@ import re
 import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...judge.client_shell import ShellState, Walk
+from ...records import dataclass, field
 from .. import processes
 from ..snapshot import Snapshot, SnapshotError, login_state, parse
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NewType
 
+from ...records import dataclass
 from ..codes import Code
 
 if TYPE_CHECKING:
