@@ -12,10 +12,9 @@ Anything it cannot map is a problem, which the comparison reports.
 
 from __future__ import annotations
 
+import os
 import re
-
-import tree_sitter_bash
-from tree_sitter import Language, Parser
+import sys
 
 from .model import (
     COMMAND_SUB,
@@ -43,7 +42,36 @@ from .model import (
 )
 from .words import WordSyntaxError, scan_word
 
-_PARSER = Parser(Language(tree_sitter_bash.language()))
+
+def _binding(package: str):
+    """The compiled module `package._binding`, loaded without running the
+    package's `__init__`: tree-sitter's imports `typing` for a Protocol and
+    tree-sitter-bash's `importlib.resources` for its query files, a third of
+    a check's start-up that this reader does not use.  It is registered under
+    its own name, so that importing the package later reuses it."""
+    from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, ModuleSpec, PathFinder
+
+    name = f"{package}._binding"
+    if name in sys.modules:
+        return sys.modules[name]
+    found = PathFinder.find_spec(package)
+    folders = (found.submodule_search_locations or []) if found is not None else []
+    for path in (os.path.join(folder, "_binding" + suffix) for folder in folders for suffix in EXTENSION_SUFFIXES):
+        if os.path.isfile(path):
+            loader = ExtensionFileLoader(name, path)
+            module = loader.create_module(ModuleSpec(name, loader, origin=path))
+            loader.exec_module(module)
+            sys.modules[name] = module
+            return module
+    raise ImportError(f"no compiled module in {package}")
+
+
+try:
+    _ts, _ts_bash = _binding("tree_sitter"), _binding("tree_sitter_bash")
+except ImportError:  # laid out otherwise than the wheels: through the packages
+    import tree_sitter as _ts
+    import tree_sitter_bash as _ts_bash
+_PARSER = _ts.Parser(_ts.Language(_ts_bash.language()))
 
 _SEPARATORS = {";", "&", ";;", ";&", ";;&"}
 _WORD_TYPES = {"word", "string", "raw_string", "concatenation", "number", "simple_expansion",
