@@ -169,9 +169,16 @@ def version_text() -> str:
 def build_parser(wanted: str | None = None) -> Parser:
     """The parser; when `wanted` names a subcommand, only that subcommand's
     own parser is built (anything else, such as --help, gets them all)."""
-    from .formats import FORMATS
-    from .integrations.harnesses import HARNESSES
-    from .integrations.plugins import PLUGINS
+    def needed(name: str) -> bool:
+        return wanted in (None, name)
+
+    def choices(module: str, name: str, *subcommands: str) -> tuple[str, ...]:
+        """The names `module.name` lists, imported only to build one of `subcommands`."""
+        if not any(needed(s) for s in subcommands):
+            return ()
+        from importlib import import_module
+
+        return tuple(getattr(import_module(module, __package__), name))
 
     config = Parser(add_help=False)
     config.add_argument("--config", metavar="FILE",
@@ -184,7 +191,8 @@ def build_parser(wanted: str | None = None) -> Parser:
     cwd.add_argument("--cwd", metavar="DIR", type=_directory, default=".",
                      help="the directory the command runs in (default: the current one)")
     output = Parser(add_help=False)
-    output.add_argument("--output-format", choices=FORMATS, default="text",
+    output.add_argument("--output-format", choices=choices(".formats", "FORMATS", "check", "test", "audit"),
+                        default="text",
                         help="text for people; json (one document), json-lines (one object a "
                              "line), github (workflow annotations) or sarif (SARIF 2.1.0)")
     output.add_argument("--json", dest="output_format", action="store_const", const="json",
@@ -209,7 +217,7 @@ def build_parser(wanted: str | None = None) -> Parser:
     def add(name: str, handler, help: str, parents=(), usage: str | None = None,
             description: str | None = None) -> Parser:
         names.append(name)
-        if wanted not in (None, name):
+        if not needed(name):
             return _Unused()  # type: ignore[return-value]
         epilog = f"exit status:\n{EXITS[name]}" if name in EXITS else EXIT_CODES
         if description is not None and "\n" not in description:
@@ -261,9 +269,7 @@ def build_parser(wanted: str | None = None) -> Parser:
                         "(~/.gemini/tmp/*/chats/session-*), OpenCode exports (`opencode export "
                         "ID`, `opencode run --format json`), bash-policy corpora, and plain text "
                         "(one command a line).")
-    from .audit import FORMATS as INPUTS
-
-    p.add_argument("--input-format", choices=INPUTS, default="auto",
+    p.add_argument("--input-format", choices=choices(".audit", "FORMATS", "audit"), default="auto",
                    help="the files' format (default: auto, found from their content)")
     p.add_argument("--cwd", metavar="DIR", type=_directory,
                    help="check every command as if run in DIR (default: in the directory the "
@@ -278,7 +284,8 @@ def build_parser(wanted: str | None = None) -> Parser:
     p = add("hook", cmd_hook, "answer a client's tool-call hook event on stdin: Claude Code, "
                               "Gemini CLI, Codex CLI, Copilot CLI, Qwen Code; or print the OpenCode "
                               "plugin or the pi extension (docs/integrations.md)", (config,))
-    p.add_argument("harness", choices=sorted([*HARNESSES, *PLUGINS]))
+    p.add_argument("harness", choices=sorted(choices(".integrations.harnesses", "HARNESSES", "hook")
+                                             + choices(".integrations.plugins", "PLUGINS", "hook")))
     p.add_argument("--always", action="store_true",
                    help="enforce plan mode whatever the session's mode (the events of Gemini, "
                         "Codex and Copilot CLI carry no mode, so there it always applies)")
