@@ -85,6 +85,16 @@ def test_every_cached_spec_is_its_built_twin(cache_home, monkeypatch):
         assert loaded.spec(name) == written[name] and loaded.spec(name) is not written[name]
 
 
+def test_subcommands_are_read_when_asked_and_a_damaged_one_is_built_again(cache_home, monkeypatch):
+    built = Policy.from_mapping({}).spec("git")  # built, then stored
+    monkeypatch.setattr(spec_cache, "_memo", {})
+    subcommands = Policy.from_mapping({}).spec("git").subcommands
+    assert isinstance(subcommands, spec_cache.Subcommands) and not subcommands._made
+    assert subcommands["status"] == built.subcommands["status"] and list(subcommands._made) == ["status"]
+    subcommands._blobs["log"] = b"damaged"
+    assert subcommands["log"] == built.subcommands["log"]
+
+
 def _counting(path, calls):
     def build():
         calls.append(path.read_bytes())
