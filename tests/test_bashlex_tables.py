@@ -45,15 +45,23 @@ def run(setup, cache_home):
 def test_cached_tables_parse_like_bashlex(tmp_path):
     plain = run(PLAIN, tmp_path)
     building = run(CACHED, tmp_path)
-    assert (tmp_path / "bash-policy" / "bashlex-tables.json").is_file()
+    assert len(list((tmp_path / "bash-policy").glob("bashlex-tables-*.json"))) == 1
     loaded = run(CACHED, tmp_path)
     assert plain == building == loaded
 
 
 def test_stale_or_broken_cache_falls_back(tmp_path):
-    cache = tmp_path / "bash-policy" / "bashlex-tables.json"
-    cache.parent.mkdir(parents=True)
+    run(CACHED, tmp_path)
+    (cache,) = (tmp_path / "bash-policy").glob("bashlex-tables-*.json")
     cache.write_text("{not json")
     assert run(CACHED, tmp_path) == run(PLAIN, tmp_path)
     cache.write_text(json.dumps({"key": ["old"], "productions": [], "action": {}, "goto": {}}))
     assert run(CACHED, tmp_path) == run(PLAIN, tmp_path)
+
+
+def test_each_install_has_a_file_of_its_own(tmp_path):
+    """Another bashlex (another install, another Python) keeps its tables beside these."""
+    from bash_policy.read.bashlex_tables import cache_path
+
+    key = [2, [3, 11], [["parser.py", 1, 2]]]
+    assert cache_path(key) != cache_path([*key[:2], [["parser.py", 1, 3]]])

@@ -8,7 +8,9 @@ usual and stores them as JSON in the user's cache directory; later runs
 rebuild the same parser object from that file.  The cache is keyed by the
 size and mtime of every bashlex module (the grammar's and its tokens'), and anything
 unexpected (unreadable, stale, malformed) falls back to bashlex's own build,
-so the cache can only make the import faster, never change the parser.
+so the cache can only make the import faster, never change the parser.  Each
+key has a file of its own: two installs (a venv and pipx, or two Pythons)
+sharing one file rebuilt it on every other start.
 """
 
 from __future__ import annotations
@@ -24,9 +26,16 @@ from types import SimpleNamespace
 _FORMAT = 2  # 2: keyed by every module's stat instead of the version
 
 
-def cache_path() -> Path:
+def cache_path(key: list) -> Path:
+    """The file of the tables built for `key` (`_key`)."""
+    try:  # hashlib.blake2b itself, without loading OpenSSL for hashlib's other hashes
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover
+        from hashlib import blake2b
+
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "bash-policy" / "bashlex-tables.json"
+    digest = blake2b(json.dumps(key).encode(), digest_size=8).hexdigest()
+    return Path(base) / "bash-policy" / f"bashlex-tables-{digest}.json"
 
 
 def _key(yacc_module) -> list:
@@ -110,12 +119,11 @@ def import_bashlex():
 
 
 def _caching(original, yacc_module):
-    path = cache_path()
-
     def cached_yacc(*args, **kwargs):
         pdict = sys._getframe(1).f_globals  # the namespace of bashlex.parser
         try:
             key = _key(yacc_module)
+            path = cache_path(key)
             parser = _load(path, key, pdict, yacc_module) if path.is_file() else None
         except (OSError, ValueError, KeyError, TypeError):
             key, parser = None, None
