@@ -39,12 +39,15 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
 
 from .integrations.wrapping import unwrap
 from .judge.policy import Policy
 from .judge.verdict import SAFE, Verdict
 from .records import dataclass, field, replace
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 FORMATS = ("auto", "claude-code", "codex", "gemini", "opencode", "corpus", "text")
 _SHELLS = {"bash", "sh", "zsh", "dash", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/bin/zsh", "/usr/bin/zsh"}

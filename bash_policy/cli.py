@@ -12,7 +12,10 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 EXIT_CODES = """\
 exit status (each subcommand's --help gives its own):
@@ -86,6 +89,10 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(self.prog, message)
 
@@ -122,6 +129,13 @@ class _Unused:
 class _Help(argparse.RawDescriptionHelpFormatter):
     """Help that names every option's default: its value, or "off" for a switch."""
 
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        # argparse makes a formatter for every argument it adds, and without a
+        # width it imports shutil (4 ms, with bz2 and lzma) to ask the terminal.
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_columns() - 2 if width is None else width)
+
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
         if not action.option_strings or "default" in text or action.default is argparse.SUPPRESS:
@@ -129,6 +143,21 @@ class _Help(argparse.RawDescriptionHelpFormatter):
         if action.nargs == 0:  # a switch
             return f"{text} (default: off)"
         return text if action.default is None else f"{text} (default: %(default)s)"
+
+
+def _terminal_columns() -> int:
+    """shutil.get_terminal_size().columns: $COLUMNS, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    stdout = sys.__stdout__
+    if columns <= 0 and stdout is not None:
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 class _Version(argparse.Action):

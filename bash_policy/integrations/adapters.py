@@ -32,12 +32,15 @@ import shlex
 import sys
 import threading
 from collections.abc import Mapping
-from typing import IO, Any
 
 from ..records import dataclass, field, replace
 from .config import directory_error
 from .gate import ALLOW, DENY, PLANNING, PlanGate
 from .harnesses import Harness
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 # Claude Code 2.1.332 shows every hook denial to the model as
 # "PreToolUse:Bash hook error: <reason>", whatever shape it is sent in (2.1.197

@@ -17,10 +17,13 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
 
 from ..records import dataclass, field
 from .harnesses import HARNESSES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 ALLOW, ASK, DENY = "allow", "ask", "deny"
 ACTIONS = (ALLOW, ASK, DENY)

@@ -18,10 +18,10 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from ..records import dataclass, replace
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from ..judge.verdict import Verdict
 

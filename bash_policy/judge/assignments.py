@@ -10,7 +10,6 @@ which the checker follows (judge/values.py).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from ..read.model import (
     ARITHMETIC,
@@ -27,6 +26,7 @@ from .codes import Code
 from .problems import Problem
 from .rules import engine_rule
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from .context import Context
 

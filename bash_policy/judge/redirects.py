@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
 
 from ..read.model import (
     Span,
@@ -19,6 +18,7 @@ from .problems import Problem
 from .rules import engine_rule
 from .special import on_disk, special_in, stdin_in
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from .context import Context
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from ..records import dataclass, field
 from .codes import Code, Effect
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 EFFECTS = tuple(e.value for e in Effect)
 ROLES = ("read", "none", "command", "hook")

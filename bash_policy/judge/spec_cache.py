@@ -1,8 +1,8 @@
 """Built specs kept on disk, so that a process starting up does not parse TOML
 and build the specs of the programs it checks (git's took 50 ms).
 
-An entry holds what one built-in TOML file builds to (a `CommandSpec`, or the
-defaults table), in a file named by a digest of that file's bytes and of
+An entry holds what one built-in TOML file builds to (a `CommandSpec`, the
+defaults table, or a client profile's table), in a file named by a digest of that file's bytes and of
 everything else the build depends on: the code that builds specs, the
 package and the Python version.  The files it merged in (`alias_of`) are
 recorded with their digests and compared on load.  A changed input gives
@@ -29,9 +29,12 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from . import rules
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 try:  # what pickle.py re-exports, without importing it (and its Jython probe)
     from _pickle import Unpickler, UnpicklingError

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from _thread import allocate_lock
 from collections import OrderedDict
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypeVar
