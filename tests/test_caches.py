@@ -10,6 +10,7 @@ import pickle
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -160,6 +161,28 @@ def test_an_edited_pyproject_is_read_again(tmp_path, monkeypatch):
     assert config.find_config(tmp_path) is None  # from the memo
     pyproject.write_text("[tool.bash-policy]\ncrosscheck = 'off'\n")
     assert config.find_config(tmp_path) == pyproject
+
+
+def test_pyproject_answers_are_kept_for_the_next_process(tmp_path):
+    """A hook starts a process for every call: the next one answers from the
+    cache directory, without tomllib; an edit or a damaged file reads the TOML again."""
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    pyproject = tmp_path / "repo" / "pyproject.toml"
+    pyproject.write_text("[tool.bash-policy]\ncrosscheck = 'off'\n")
+    script = ("import sys\nfrom bash_policy.judge import policy\npolicy._SETTLED_NS = -1\n"
+              "{block}print(policy.find_config(sys.argv[1]), sys.modules.get('tomllib') is not None)")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+    def run(block=""):
+        return subprocess.run([sys.executable, "-c", script.format(block=block), str(pyproject.parent)],
+                              env=env, capture_output=True, text=True, check=True).stdout.split()
+
+    assert run() == [str(pyproject), "True"]
+    assert run("sys.modules['tomllib'] = None\n") == [str(pyproject), "False"]
+    (tmp_path / "cache" / "bash-policy" / "pyproject-tables.json").write_text("[[1, 2]")
+    assert run() == [str(pyproject), "True"]
+    pyproject.write_text("[project]\nname = 'x'\n")
+    assert run() == ["None", "True"]
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
