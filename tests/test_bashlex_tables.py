@@ -65,3 +65,13 @@ def test_each_install_has_a_file_of_its_own(tmp_path):
 
     key = [2, [3, 11], [["parser.py", 1, 2]]]
     assert cache_path(key) != cache_path([*key[:2], [["parser.py", 1, 3]]])
+
+
+def test_a_start_from_the_cache_does_not_import_inspect(tmp_path):
+    """bashlex's yacc imports inspect to check a grammar it builds: from the
+    cache it builds none, so only a stand-in is imported (and dropped)."""
+    script = f"import sys\n{CACHED}\nprint('inspect' in sys.modules, bashlex.parse('a | b')[0].kind)"
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
+                           check=True).stdout.split() for _ in range(2)]
+    assert runs == [["True", "pipeline"], ["False", "pipeline"]]

@@ -20,6 +20,7 @@ import importlib.util
 import json
 import os
 import sys
+import types
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -102,6 +103,7 @@ def import_bashlex():
         raise ModuleNotFoundError("No module named 'bashlex'", name="bashlex")
     package = importlib.util.module_from_spec(spec)
     sys.modules["bashlex"] = package
+    stand_in = _stand_in_for_inspect()
     try:
         yacc_module = importlib.import_module("bashlex.yacc")
         original = yacc_module.yacc
@@ -115,7 +117,30 @@ def import_bashlex():
         for name in [n for n in sys.modules if n == "bashlex" or n.startswith("bashlex.")]:
             del sys.modules[name]
         raise
+    finally:
+        if stand_in is not None and sys.modules.get("inspect") is stand_in:
+            del sys.modules["inspect"]  # a later `import inspect` gets the module itself
     return package
+
+
+def _stand_in_for_inspect() -> types.ModuleType | None:
+    """While bashlex is imported, `inspect` as a module that imports the real
+    one when one of its names is first used: bashlex's yacc imports it to
+    check a grammar it builds, which a start reading the cached tables never
+    does, and importing it cost 5 ms, a tenth of a check's start.  Only yacc
+    keeps this one; None when `inspect` is loaded already."""
+    if "inspect" in sys.modules:
+        return None
+    stand_in = types.ModuleType("inspect", "inspect, imported when first used (bashlex_tables.py)")
+
+    def __getattr__(name: str):
+        if sys.modules.get("inspect") is stand_in:
+            del sys.modules["inspect"]
+        return getattr(importlib.import_module("inspect"), name)
+
+    vars(stand_in)["__getattr__"] = __getattr__  # PEP 562: every name it lacks
+    sys.modules["inspect"] = stand_in
+    return stand_in
 
 
 def _caching(original, yacc_module):
