@@ -546,12 +546,19 @@ class _Builder:
         """
         words: list[Word] = []
         starts = [self.word_start(node) for node in nodes]
+        raw = self.raw
         i = 0
         while i < len(nodes):
             start = starts[i]
             end = nodes[i].end_byte
             j = i + 1
             while j < len(nodes):
+                if end == starts[j]:  # nothing between: one word (as _JOIN_GAP says of "")
+                    end = nodes[j].end_byte
+                    j += 1
+                    continue
+                if starts[j] == end + 1 and raw[end] in b" \t":  # one blank: the word ends
+                    break
                 gap = self.text(end, starts[j])
                 if _JOIN_GAP.fullmatch(gap):
                     end = nodes[j].end_byte
@@ -593,7 +600,7 @@ class _Builder:
         except WordSyntaxError as error:
             self.fail("BP100", Span(error.offset, error.offset + 1), f"syntax error: {error}",
                       "check the quoting of this word")
-        if all(node.child_count == 0 for node in nodes):
+        if not any(node.child_count for node in nodes):
             return word  # a substitution node always has children (its `$(`, `<(`, `>(`)
         subs = list(self.substitutions(nodes))
         if not subs:
