@@ -79,3 +79,19 @@ def test_a_walk_split_at_a_base_resolves_as_the_plain_walk(tmp_path):
         assert list(files.special_files(base, names)) == [(n, files.special_file(f"{base}/{n}")) for n in names]
         assert list(special.on_disk_each(base, names)) == [(n, _reference_on_disk(f"{base}/{n}")) for n in names]
         assert files.resolve(base) == _reference(base)
+
+
+def test_a_check_walks_each_path_once(tmp_path, monkeypatch):
+    """Within one check (engine.check keeps the walks) a path is followed once;
+    outside, every time."""
+    walks = []
+    walk = files._walk
+    monkeypatch.setattr(files, "_walk", lambda *args: walks.append(args) or walk(*args))
+    token = files.remember_walks()
+    try:
+        assert files.resolve(str(tmp_path)) == files.resolve(str(tmp_path)) == str(tmp_path)
+        assert len(walks) == 1
+    finally:
+        files.forget_walks(token)
+    files.resolve(str(tmp_path))
+    assert len(walks) == 2

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable, Iterator
+from contextvars import ContextVar, Token
 
 # A config file larger than this is not something a person wrote; reading it
 # would only make the check slow.
@@ -73,11 +74,37 @@ def _walk(current: str, pending: list[str], links: int) -> tuple[str, int, bool]
     return current, links, False
 
 
+# The walks of the check running in this thread or task (engine.check keeps
+# them for its duration): one check follows the same directories again and
+# again (a repository's directory, git dir and common dir for each file git
+# reads), and it takes the file system as it found it the first time.
+_walked: ContextVar[dict[str, tuple[str, int, bool]] | None] = ContextVar("walked", default=None)
+
+
+def remember_walks() -> Token:
+    """Keep the walks from here until `forget_walks(token)` (a check)."""
+    return _walked.set({} if _walked.get() is None else _walked.get())
+
+
+def forget_walks(token: Token) -> None:
+    _walked.reset(token)
+
+
+def _walk_path(path: str) -> tuple[str, int, bool]:
+    kept = _walked.get()
+    if kept is None:
+        return _walk("/", _parts(path), 0)
+    walked = kept.get(path)
+    if walked is None:
+        walked = kept[path] = _walk("/", _parts(path), 0)
+    return walked
+
+
 def resolve(path: str) -> str:
     """The absolute `path` with symlinks followed as the kernel does, except
     that nothing under /dev, /proc or /sys is followed: the rest is joined
     lexically, for the caller to judge by name (judge/special.py)."""
-    return _walk("/", _parts(path), 0)[0]
+    return _walk_path(path)[0]
 
 
 def resolve_each(base: str, names: Iterable[str]) -> Iterator[tuple[str, str, bool]]:
@@ -85,10 +112,10 @@ def resolve_each(base: str, names: Iterable[str]) -> Iterator[tuple[str, str, bo
     name, following the absolute `base` once: the same walk, split where the
     names start (a repository's two dozen files, a project file in each
     directory up to the root)."""
-    real, links, stopped = _walk("/", _parts(base), 0)
+    real, links, stopped = _walk_path(base)
     for name in names:
         if stopped:  # the base's walk stopped: each name's stops there too, or later
-            full = _walk("/", _parts(f"{base}/{name}"), 0)
+            full = _walk_path(f"{base}/{name}")
         else:
             full = _walk(real, _parts(name), links)
         yield name, full[0], not full[2]
