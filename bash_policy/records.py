@@ -12,7 +12,10 @@ declarations, for the subset the package uses (`frozen`, `slots`, `eq`;
 `fields` and `replace` stand for the functions of `dataclasses`; those
 still work on these classes too (`dataclasses.fields`, `replace`, `asdict`,
 `is_dataclass`), from a `__dataclass_fields__` made when first asked: the
-README promises that a Verdict is a frozen dataclass.
+README promises that a Verdict is a frozen dataclass.  Two things differ:
+a frozen class's subclasses cannot set attributes of their own either, and a
+subclass is made with this `dataclass`, not the standard one (whose fields
+`fields` would not see).
 """
 
 from __future__ import annotations
@@ -226,7 +229,7 @@ def _compile(cls: Any) -> None:
         "__hash__": f"def __hash__(self):\n    return hash(({mine}))",
     }
     wanted = [name for name in methods if getattr(cls.__dict__.get(name), "__code__", None) is _STUB_CODE]
-    exec("\n".join(methods[name] for name in wanted), scope)  # noqa: S102 - text made above from field names
+    exec("\n".join(methods[name] for name in wanted), scope)  # text made above from the field names
     for name in wanted:
         function = scope[name]
         function.__qualname__ = f"{cls.__qualname__}.{name}"
