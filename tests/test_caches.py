@@ -165,12 +165,13 @@ def test_an_edited_pyproject_is_read_again(tmp_path, monkeypatch):
 
 def test_pyproject_answers_are_kept_for_the_next_process(tmp_path):
     """A hook starts a process for every call: the next one answers from the
-    cache directory, without tomllib; an edit or a damaged file reads the TOML again."""
+    cache directory, without the TOML parser; an edit or a damaged file reads the TOML again."""
     (tmp_path / "repo" / ".git").mkdir(parents=True)
     pyproject = tmp_path / "repo" / "pyproject.toml"
     pyproject.write_text("[tool.bash-policy]\ncrosscheck = 'off'\n")
+    parser = "tomllib" if sys.version_info >= (3, 11) else "tomli"
     script = ("import sys\nfrom bash_policy.judge import policy\npolicy._SETTLED_NS = -1\n"
-              "{block}print(policy.find_config(sys.argv[1]), sys.modules.get('tomllib') is not None)")
+              f"{{block}}print(policy.find_config(sys.argv[1]), sys.modules.get({parser!r}) is not None)")
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
 
     def run(block=""):
@@ -178,7 +179,7 @@ def test_pyproject_answers_are_kept_for_the_next_process(tmp_path):
                               env=env, capture_output=True, text=True, check=True).stdout.split()
 
     assert run() == [str(pyproject), "True"]
-    assert run("sys.modules['tomllib'] = None\n") == [str(pyproject), "False"]
+    assert run(f"sys.modules[{parser!r}] = None\n") == [str(pyproject), "False"]
     (tmp_path / "cache" / "bash-policy" / "pyproject-tables.json").write_text("[[1, 2]")
     assert run() == [str(pyproject), "True"]
     pyproject.write_text("[project]\nname = 'x'\n")
