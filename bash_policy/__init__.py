@@ -7,11 +7,10 @@
     'BP400'
 """
 
-from typing import TYPE_CHECKING
-
 __all__ = ["check", "hardened_env", "run", "PlanGate", "Policy", "ConfigError", "Verdict", "Denial"]
 __version__ = "0.1.0"
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # what type checkers see; at run time they load lazily (below)
     from .integrations.gate import PlanGate
     from .integrations.runner import run

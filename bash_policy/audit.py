@@ -32,20 +32,22 @@ An argv (Codex's `shell`) is the command the client ran without a shell:
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shlex
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
 
 from .integrations.wrapping import unwrap
 from .judge.policy import Policy
 from .judge.verdict import SAFE, Verdict
+from .records import dataclass, field, replace
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 FORMATS = ("auto", "claude-code", "codex", "gemini", "opencode", "corpus", "text")
 _SHELLS = {"bash", "sh", "zsh", "dash", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/bin/zsh", "/usr/bin/zsh"}
@@ -357,7 +359,7 @@ def audit(paths: Iterable[str], policy: Policy, *, fmt: str = "auto", cwd: str |
     for n, command in enumerate(commands, 1):
         inner = unwrap(command.text)  # the hook's own rewrite, as Gemini CLI records it
         if inner is not None:
-            command = dataclasses.replace(command, text=inner)
+            command = replace(command, text=inner)
         where = cwd or (command.cwd if command.cwd and os.path.isdir(command.cwd) else None)
         key = (command.text, where)
         if key not in cache:

@@ -12,7 +12,10 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 EXIT_CODES = """\
 exit status (each subcommand's --help gives its own):
@@ -88,6 +91,10 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(self.prog, message)
 
@@ -126,6 +133,13 @@ class _Unused:
 class _Help(argparse.RawDescriptionHelpFormatter):
     """Help that names every option's default: its value, or "off" for a switch."""
 
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        # argparse makes a formatter for every argument it adds, and without a
+        # width it imports shutil (4 ms, with bz2 and lzma) to ask the terminal.
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_columns() - 2 if width is None else width)
+
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
         if not action.option_strings or "default" in text or action.default is argparse.SUPPRESS:
@@ -133,6 +147,21 @@ class _Help(argparse.RawDescriptionHelpFormatter):
         if action.nargs == 0:  # a switch
             return f"{text} (default: off)"
         return text if action.default is None else f"{text} (default: %(default)s)"
+
+
+def _terminal_columns() -> int:
+    """shutil.get_terminal_size().columns: $COLUMNS, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    stdout = sys.__stdout__
+    if columns <= 0 and stdout is not None:
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 class _Version(argparse.Action):
@@ -173,9 +202,16 @@ def version_text() -> str:
 def build_parser(wanted: str | None = None) -> Parser:
     """The parser; when `wanted` names a subcommand, only that subcommand's
     own parser is built (anything else, such as --help, gets them all)."""
-    from .formats import FORMATS
-    from .integrations.harnesses import HARNESSES
-    from .integrations.plugins import PLUGINS
+    def needed(name: str) -> bool:
+        return wanted in (None, name)
+
+    def choices(module: str, name: str, *subcommands: str) -> tuple[str, ...]:
+        """The names `module.name` lists, imported only to build one of `subcommands`."""
+        if not any(needed(s) for s in subcommands):
+            return ()
+        from importlib import import_module
+
+        return tuple(getattr(import_module(module, __package__), name))
 
     config = Parser(add_help=False)
     config.add_argument("--config", metavar="FILE",
@@ -188,7 +224,8 @@ def build_parser(wanted: str | None = None) -> Parser:
     cwd.add_argument("--cwd", metavar="DIR", type=_directory, default=".",
                      help="the directory the command runs in (default: the current one)")
     output = Parser(add_help=False)
-    output.add_argument("--output-format", choices=FORMATS, default="text",
+    output.add_argument("--output-format", choices=choices(".formats", "FORMATS", "check", "test", "audit"),
+                        default="text",
                         help="text for people; json (one document), json-lines (one object a "
                              "line), github (workflow annotations) or sarif (SARIF 2.1.0)")
     output.add_argument("--json", dest="output_format", action="store_const", const="json",
@@ -213,7 +250,7 @@ def build_parser(wanted: str | None = None) -> Parser:
     def add(name: str, handler, help: str, parents=(), usage: str | None = None,
             description: str | None = None) -> Parser:
         names.append(name)
-        if wanted not in (None, name):
+        if not needed(name):
             return _Unused()  # type: ignore[return-value]
         epilog = f"exit status:\n{EXITS[name]}" if name in EXITS else EXIT_CODES
         if description is not None and "\n" not in description:
@@ -265,9 +302,7 @@ def build_parser(wanted: str | None = None) -> Parser:
                         "(~/.gemini/tmp/*/chats/session-*), OpenCode exports (`opencode export "
                         "ID`, `opencode run --format json`), bash-policy corpora, and plain text "
                         "(one command a line).")
-    from .audit import FORMATS as INPUTS
-
-    p.add_argument("--input-format", choices=INPUTS, default="auto",
+    p.add_argument("--input-format", choices=choices(".audit", "FORMATS", "audit"), default="auto",
                    help="the files' format (default: auto, found from their content)")
     p.add_argument("--cwd", metavar="DIR", type=_directory,
                    help="check every command as if run in DIR (default: in the directory the "
@@ -282,7 +317,8 @@ def build_parser(wanted: str | None = None) -> Parser:
     p = add("hook", cmd_hook, "answer a client's tool-call hook event on stdin: Claude Code, "
                               "Gemini CLI, Codex CLI, Copilot CLI, Qwen Code; or print the OpenCode "
                               "plugin or the pi extension (docs/integrations.md)", (config,))
-    p.add_argument("harness", choices=sorted([*HARNESSES, *PLUGINS]))
+    p.add_argument("harness", choices=sorted(choices(".integrations.harnesses", "HARNESSES", "hook")
+                                             + choices(".integrations.plugins", "PLUGINS", "hook")))
     p.add_argument("--always", action="store_true",
                    help="enforce plan mode whatever the session's mode (the events of Gemini, "
                         "Codex and Copilot CLI carry no mode, so there it always applies)")

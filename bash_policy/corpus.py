@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from .judge.codes import CODES
 from .judge.engine import check
 from .judge.policy import Policy
 from .judge.verdict import Verdict
+from .records import dataclass
 
 _CASE = re.compile(r"(allow|deny)\s+(\S.*)")
 _CODE_LIKE = re.compile(r"(?i)bp\d+(?:,\S*)?")

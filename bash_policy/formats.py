@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from .judge.codes import CODES
 from .judge.verdict import SCHEMA_VERSION, Denial, Fix, Verdict
+from .records import dataclass
 from .render import escape
 
 FORMATS = ("text", "json", "json-lines", "github", "sarif")

@@ -10,6 +10,7 @@ import pickle
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,16 @@ def test_every_cached_spec_is_its_built_twin(cache_home, monkeypatch):
     monkeypatch.setattr(Policy, "_builtin_spec", None)  # nothing may be built now
     for name in names:
         assert loaded.spec(name) == written[name] and loaded.spec(name) is not written[name]
+
+
+def test_subcommands_are_read_when_asked_and_a_damaged_one_is_built_again(cache_home, monkeypatch):
+    built = Policy.from_mapping({}).spec("git")  # built, then stored
+    monkeypatch.setattr(spec_cache, "_memo", {})
+    subcommands = Policy.from_mapping({}).spec("git").subcommands
+    assert isinstance(subcommands, spec_cache.Subcommands) and not subcommands._made
+    assert subcommands["status"] == built.subcommands["status"] and list(subcommands._made) == ["status"]
+    subcommands._blobs["log"] = b"damaged"
+    assert subcommands["log"] == built.subcommands["log"]
 
 
 def _counting(path, calls):
@@ -168,6 +179,29 @@ def test_an_edited_pyproject_is_read_again(tmp_path, monkeypatch):
     assert config.find_config(tmp_path) is None  # from the memo
     pyproject.write_text("[tool.bash-policy]\ncrosscheck = 'off'\n")
     assert config.find_config(tmp_path) == pyproject
+
+
+def test_pyproject_answers_are_kept_for_the_next_process(tmp_path):
+    """A hook starts a process for every call: the next one answers from the
+    cache directory, without the TOML parser; an edit or a damaged file reads the TOML again."""
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    pyproject = tmp_path / "repo" / "pyproject.toml"
+    pyproject.write_text("[tool.bash-policy]\ncrosscheck = 'off'\n")
+    parser = "tomllib" if sys.version_info >= (3, 11) else "tomli"
+    script = ("import sys\nfrom bash_policy.judge import policy\npolicy._SETTLED_NS = -1\n"
+              f"{{block}}print(policy.find_config(sys.argv[1]), sys.modules.get({parser!r}) is not None)")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+    def run(block=""):
+        return subprocess.run([sys.executable, "-c", script.format(block=block), str(pyproject.parent)],
+                              env=env, capture_output=True, text=True, check=True).stdout.split()
+
+    assert run() == [str(pyproject), "True"]
+    assert run(f"sys.modules[{parser!r}] = None\n") == [str(pyproject), "False"]
+    (tmp_path / "cache" / "bash-policy" / "pyproject-tables.json").write_text("[[1, 2]")
+    assert run() == [str(pyproject), "True"]
+    pyproject.write_text("[project]\nname = 'x'\n")
+    assert run() == ["None", "True"]
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

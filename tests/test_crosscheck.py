@@ -152,10 +152,20 @@ def test_denied_command_imports_neither_second_reader():
     out = _run("import sys, bash_policy\n"
                "from bash_policy.judge.engine import check\n"
                "assert not check('rg foo | sh')\n"
-               "print('bashlex' in sys.modules, 'tree_sitter' in sys.modules)\n"
+               "print('bashlex' in sys.modules, 'bash_policy.read.treesitter' in sys.modules)\n"
                "assert check('rg --pre cat x').fix.command == 'rg x'\n"
-               "print('bashlex' in sys.modules, 'tree_sitter' in sys.modules)")
+               "print('bashlex' in sys.modules, 'bash_policy.read.treesitter' in sys.modules)")
     assert out.splitlines() == ["False False", "True True"]
+
+
+def test_tree_sitter_loads_without_running_its_packages():
+    """Its compiled modules alone; importing the package later reuses them."""
+    out = _run("import sys\n"
+               "from bash_policy.read import treesitter\n"
+               "print('tree_sitter' in sys.modules, 'tree_sitter_bash' in sys.modules)\n"
+               "import tree_sitter\n"
+               "print(type(treesitter._PARSER) is tree_sitter.Parser)")
+    assert out.splitlines() == ["False False", "True"]
 
 
 @pytest.mark.parametrize("mode, expected", [

@@ -1,8 +1,6 @@
 """Problems: a kind of denial owns its code, effect, message and hint, so a
 denial cannot be built with a code or effect that is not its kind's."""
 
-from dataclasses import dataclass
-
 import pytest
 
 from bash_policy import check
@@ -10,6 +8,7 @@ from bash_policy.judge.codes import Code, Effect
 from bash_policy.judge.problems import Problem
 from bash_policy.judge.verdict import Denial
 from bash_policy.read.model import Span
+from bash_policy.records import dataclass
 
 
 def test_a_kind_says_everything_a_denial_needs():

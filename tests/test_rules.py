@@ -84,11 +84,10 @@ def test_every_spec_file_builds():
 @pytest.fixture
 def two_rules(monkeypatch):
     """Two program rules of a test's own, registered for the test only."""
-    from dataclasses import dataclass
-
     from bash_policy.judge import rules
     from bash_policy.judge.codes import Code
     from bash_policy.judge.problems import Problem
+    from bash_policy.records import dataclass
 
     monkeypatch.setattr(rules, "RULES", dict(rules.load_all()))
     seen = []

@@ -26,19 +26,21 @@ that shell (profiles/).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shlex
 import sys
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import IO, Any
 
+from ..records import dataclass, field, replace
 from .config import directory_error
 from .gate import ALLOW, DENY, PLANNING, PlanGate
 from .harnesses import Harness
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 # Claude Code 2.1.332 shows every hook denial to the model as
 # "PreToolUse:Bash hook error: <reason>", whatever shape it is sent in (2.1.197
@@ -158,7 +160,7 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
         state = shell_state(load_profile(harness.profile), event, env, subject)
         # `cd NAME` follows the client's CDPATH (the engine's own reading of it).
         cdpath = env.get("CDPATH", "") if policy.cdpath is None else policy.cdpath
-        policy = dataclasses.replace(policy, shell=state, cdpath=cdpath)
+        policy = replace(policy, shell=state, cdpath=cdpath)
     gate = PlanGate(plan_files=plan_files, way_out=way_out, root=cwd, policy=policy, state=PLANNING)
     if permission == "shell":
         directory = _shell_directory(harness, event, cwd)

@@ -23,9 +23,12 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
 
 from .processes import client_argv, client_process
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 # Claude Code rule kinds that its Bash tool applies to a command: Bash
 # patterns, and Read path rules (it extracts the paths a command reads).

@@ -11,9 +11,12 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from ..judge.policy import Policy, find_config
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def load_policy(config: str | Path | None = None, cwd: str | Path = ".", *,

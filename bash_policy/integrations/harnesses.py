@@ -23,12 +23,15 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from ..records import dataclass, field
 from . import client_rules
 from .profiles import client_version, load_profile
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 # tool name -> (gate permission, the tool_input key naming its subject)
 ToolTable = Mapping[str, tuple[str, "str | None"]]

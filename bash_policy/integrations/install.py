@@ -26,12 +26,15 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from ..records import dataclass, field
 from .adapters import DECISION_NOTE, Options, hook_command, snippet
 from .harnesses import Harness
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 ALLOWED_SAMPLE = "ls"
 DENIED_SAMPLE = "touch bash-policy-check"

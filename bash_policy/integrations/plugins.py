@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from ..records import dataclass
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 JS = Path(__file__).parent / "js"
 CLIENT_IMPORT = re.compile(r'^import \{[^}]*\} from "\./serve-client\.mjs"; // bash-policy: client\n', re.M)

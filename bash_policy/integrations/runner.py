@@ -15,13 +15,13 @@ confinement; "off" runs unconfined.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from ..records import dataclass, replace
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from ..judge.verdict import Verdict
 
@@ -52,8 +52,6 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
     """Check `command`; run it only if allowed.  `env` is the base the
     hardened environment is derived from (default: this process's);
     `confine` overrides the policy's mode."""
-    from dataclasses import replace
-
     from ..confine import ConfinementError, launch_confined, support
     from ..confine.launch import launch
     from ..judge.engine import check
@@ -73,7 +71,7 @@ def run(command: str, *, cwd: str | None = None, policy=None, timeout: float = D
         raise FileNotFoundError("bash not found on the hardened PATH")
 
     def noted(note: str) -> Verdict:
-        return dataclasses.replace(verdict, notes=(*verdict.notes, note))
+        return replace(verdict, notes=(*verdict.notes, note))
 
     found = None
     if mode != "off":

@@ -26,9 +26,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import IO, Any
 
 from .config import directory_error
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 
 class Policies:

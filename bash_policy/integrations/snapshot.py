@@ -28,14 +28,12 @@ same state the way Claude Code is about to: a login bash that sources
 
 from __future__ import annotations
 
-import base64
-import binascii
 import os
 import re
 import shlex
-import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from ..records import dataclass, field
 
 _HEADER = {"# Snapshot file", "# Unset all aliases to avoid conflicts with functions",
            "unalias -a 2>/dev/null || true", "# Shopt", "# Functions", "# Shell Options",
@@ -158,6 +156,9 @@ def parse(text: str, path: str) -> Snapshot:
                     raise SnapshotError(f"line {number}: a base64 function that does not end")
                 encoded += lines[k]
                 k += 1
+            import base64  # here: only 2.1.197 writes functions so
+            import binascii
+
             try:
                 body = base64.b64decode(encoded[:-len(_EVAL_B64_END)], validate=True)
                 _function(body.decode("utf-8"), snap, number)
@@ -213,6 +214,8 @@ def login_state(bash: str, env: Mapping[str, str], cwd: str | None, timeout: flo
                         complete=True)
         bare.path_entries = tuple(env.get("PATH", os.defpath).split(":"))
         return bare
+    import subprocess  # here: a hook that finds the snapshot runs nothing
+
     try:
         done = subprocess.run([bash, "-c", "-l", _DUMP], env=dict(env),
                               cwd=cwd if cwd and os.path.isdir(cwd) else None,

@@ -9,16 +9,16 @@ program does and has what it read judged (judge/operands.py).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from ..read.model import Word
+from ..records import dataclass
 from . import client_shell
 from .codes import Code, Effect
 from .context import Appended, Context
 from .problems import FromReason, Problem
 from .rules import engine_rule
 from .spec import CommandSpec, installed_in
-from .special import on_disk
+from .special import on_disk_each
 
 PROGRAM = engine_rule("program", """Programs outside the whitelist, denied whole, named by a path or not literally.
     Only programs whose every allowed use was checked against their manual
@@ -178,8 +178,7 @@ def _special_project_file(spec: CommandSpec, program: Word, ctx: Context) -> boo
     or above it, is not a regular file (a link to /dev/stdin reads the script)."""
     for directory in sorted(d for d in ctx.directories() if d is not None):
         while True:
-            for name in spec.project_files:
-                what = on_disk(os.path.join(directory, name))
+            for name, what in on_disk_each(directory, spec.project_files):
                 if what is None:
                     continue
                 ctx.deny(SpecialProjectFile(spec.display, os.path.join(directory, name), what), program.span)

@@ -10,8 +10,6 @@ which the checker follows (judge/values.py).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..read.model import (
     ARITHMETIC,
@@ -23,10 +21,12 @@ from ..read.model import (
     TILDE,
     Assignment,
 )
+from ..records import dataclass
 from .codes import Code
 from .problems import Problem
 from .rules import engine_rule
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from .context import Context
 

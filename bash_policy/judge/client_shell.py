@@ -30,15 +30,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 from ..read.model import GLOB, Command, For, Word, walk
+from ..records import dataclass, field, replace
 from .codes import Code, Effect
 from .problems import Problem
 from .rules import engine_rule
 from .special import on_disk
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from .context import Appended, Context
 

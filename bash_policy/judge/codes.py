@@ -6,8 +6,9 @@ generator renders the rest (tests fail when docs/codes.md drifts).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+
+from ..records import dataclass
 
 
 class Effect(str, Enum):

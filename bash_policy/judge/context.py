@@ -8,8 +8,6 @@ which program rules inspect (`inv.uses("--format")`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..read.model import (
     Assignment,
     Command,
@@ -18,6 +16,7 @@ from ..read.model import (
     While,
     Word,
 )
+from ..records import dataclass, field
 from . import descriptors, later, rules, shapes, values
 from .flow import Places
 from .policy import Policy

@@ -20,9 +20,9 @@ open, unknown to the checker.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..read.model import Redirect
+from ..records import dataclass
 
 HARNESS = "harness"        # the caller's descriptor `fd`
 PIPE_IN = "pipe-in"        # the reading end of a pipe between two pipeline members

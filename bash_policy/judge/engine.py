@@ -18,10 +18,11 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from dataclasses import dataclass, replace
 
 from ..read import exact, parse_cache
 from ..read.model import Span
+from ..records import dataclass, replace
+from ..repo.files import forget_walks, remember_walks
 from . import client_shell, expand, fixes, values
 from .assignments import ASSIGNMENT
 from .codes import Code
@@ -174,6 +175,7 @@ def check(command: str, policy: Policy | None = None, *, cwd: str | None = None)
     internal error is a denial (BP107), because a harness may read an
     exception as "go ahead".  A denied verdict carries a `fix` when every
     denial has one and the rewritten command is itself allowed."""
+    walks = remember_walks()
     try:
         return _check(command, policy or Policy.default(), cwd)
     except Exception as error:  # fail closed, whatever went wrong
@@ -182,6 +184,8 @@ def check(command: str, policy: Policy | None = None, *, cwd: str | None = None)
         denial = Denial(problem.code, problem.message(), problem.hint(), Span(0, len(text)), None, None,
                         INTERNAL, kind=problem.kind)
         return Verdict(text, False, (denial,), ())
+    finally:
+        forget_walks(walks)
 
 
 def _check(command: str, policy: Policy, cwd: str | None, fix: bool = True) -> Verdict:

@@ -9,8 +9,6 @@ elsewhere the first such expansion is denied with the code of its kind.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
 
 from ..read.model import (
     ANSI_C,
@@ -28,11 +26,15 @@ from ..read.model import (
     TILDE,
     Word,
 )
+from ..records import dataclass
 from .codes import Code
 from .problems import Problem
 from .rules import engine_rule
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import ClassVar
+
     from .context import Context
 
 EXPANSION = engine_rule("expansion", """A word whose value bash computes at run time, where that value matters.

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from ..read.model import COMMAND_SUB, FOUND, FOUND_PATHS, GLOB, PROCESS_SUB, TILDE, Span, Word
+from ..records import replace
 from .verdict import SAFE, UNSAFE, Denial, Edit, Fix, Verdict
 
 # Expansions whose words the agent means as operands (file names, a listing's

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 
 from ..read.model import (
     ArithFor,
@@ -44,6 +43,7 @@ from ..read.model import (
     Word,
     children,
 )
+from ..records import dataclass, field
 from ..repo.files import resolve
 
 OK, FAIL, ANY = "ok", "fail", "any"

@@ -30,14 +30,15 @@ from ..read.model import ArithFor, Command, Group, If, List, Pipeline
 MAX_PASSES = 1000
 _NUMBER = r"-?(?:0|[1-9][0-9]{0,5})"
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_INIT = re.compile(rf"({_NAME})\s*=\s*({_NUMBER})")
-_TEST = re.compile(rf"({_NAME})\s*(<=|>=|<|>|!=)\s*({_NUMBER})")
+# Compiled on first use (re keeps them): few commands hold a `for (( ))`.
+_INIT = rf"({_NAME})\s*=\s*({_NUMBER})"
+_TEST = rf"({_NAME})\s*(<=|>=|<|>|!=)\s*({_NUMBER})"
 _STEPS = (
-    (re.compile(rf"({_NAME})\s*(\+\+|--)"), lambda m: (m[1], 1 if m[2] == "++" else -1)),
-    (re.compile(rf"(\+\+|--)\s*({_NAME})"), lambda m: (m[2], 1 if m[1] == "++" else -1)),
-    (re.compile(rf"({_NAME})\s*([+-])=\s*({_NUMBER})"),
+    (rf"({_NAME})\s*(\+\+|--)", lambda m: (m[1], 1 if m[2] == "++" else -1)),
+    (rf"(\+\+|--)\s*({_NAME})", lambda m: (m[2], 1 if m[1] == "++" else -1)),
+    (rf"({_NAME})\s*([+-])=\s*({_NUMBER})",
      lambda m: (m[1], int(m[3]) if m[2] == "+" else -int(m[3]))),
-    (re.compile(rf"({_NAME})\s*=\s*({_NAME})\s*([+-])\s*({_NUMBER})"),
+    (rf"({_NAME})\s*=\s*({_NAME})\s*([+-])\s*({_NUMBER})",
      lambda m: (m[1], int(m[4]) if m[3] == "+" else -int(m[4])) if m[1] == m[2] else None),
 )
 _COMPARE = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__, "!=": int.__ne__}
@@ -49,8 +50,8 @@ _ANY = frozenset({OK, FAIL})
 def counting_passes(node: ArithFor) -> tuple[str, list[int]] | str:
     """The loop variable of a counting `for (( ))` and the value it holds in
     each pass, or why the loop is not one the checker can count."""
-    init, test = _INIT.fullmatch(node.init), _TEST.fullmatch(node.test)
-    step = next((make(m) for pattern, make in _STEPS if (m := pattern.fullmatch(node.update))), None)
+    init, test = re.fullmatch(_INIT, node.init), re.fullmatch(_TEST, node.test)
+    step = next((make(m) for pattern, make in _STEPS if (m := re.fullmatch(pattern, node.update))), None)
     if init is None or test is None or step is None:
         return ("only counting loops are checked: `NAME = NUMBER; NAME < NUMBER; NAME++` "
                 "(or <=, >, >=, !=, --, += N, -= N)")

@@ -11,10 +11,8 @@ a program's words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 from ..read.model import Span, Word
+from ..records import dataclass
 from . import fixes, shapes
 from .argv import PROGRAM
 from .codes import Code, Effect
@@ -25,6 +23,7 @@ from .rules.files import DeviceValue, check_around, check_special_operands
 from .special import special_in, special_operand_in, stdin_in
 from .verdict import SAFE, Edit, Fix
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from .options import ArgvReader
 

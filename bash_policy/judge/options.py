@@ -11,9 +11,9 @@ the values it does not allow, then has what it read judged
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..read.model import GLOB, Span, Word
+from ..records import dataclass
 from . import fixes, operands, rules, shapes
 from .argv import NeedsEnvironment
 from .codes import Code, Effect

@@ -14,13 +14,17 @@ import re
 import stat
 import sys
 import time
+from _thread import allocate_lock, get_ident
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from ..records import dataclass, field
 from . import rules, spec_cache
 from .spec import CommandSpec, SpecError, build_spec, merge_tables, unknown_key
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 SPEC_DIR = Path(__file__).with_name("specs")
 _DEFAULTS_FILE = Path(__file__).with_name("defaults.toml")
@@ -402,12 +406,17 @@ def _is_file(path: str) -> bool:
 
 
 # pyproject.toml files already read, by path and stat: a server looks the
-# config up for every request, and parsing the TOML cost more than the check.
+# config up for every request, and parsing the TOML cost more than the check;
+# a hook, a new process for every tool call, paid tomllib's import and the
+# parse (8 ms, a tenth of its start) in every Python project, so the answers
+# are also kept in the user's cache directory (with the spec cache's switch).
 _TABLES: dict[tuple, bool] = {}
 _MAX_TABLES = 64
 # A file changed this recently may change again within its timestamp's
 # granularity without its stat changing, so its answer is not kept.
 _SETTLED_NS = 2_000_000_000
+_tables_read = False
+_tables_lock = allocate_lock()
 
 
 def _has_table(pyproject: Path) -> bool:
@@ -418,11 +427,59 @@ def _has_table(pyproject: Path) -> bool:
                              st.st_mtime_ns, st.st_ctime_ns)
     except OSError:
         key = None
-    if key is not None and key in _TABLES:
-        return _TABLES[key]
+    known = _known_tables().get(key) if key is not None else None
+    if known is not None:
+        return known
     found = "bash-policy" in _load_toml(pyproject).get("tool", {})
     if key is not None and time.time_ns() - max(key[4], key[5]) > _SETTLED_NS:
-        if len(_TABLES) >= _MAX_TABLES:
-            _TABLES.clear()
-        _TABLES[key] = found
+        with _tables_lock:
+            if len(_TABLES) >= _MAX_TABLES:
+                del _TABLES[next(iter(_TABLES))]
+            _TABLES[key] = found
+            _write_tables()
     return found
+
+
+def _tables_file() -> str:
+    return os.path.join(spec_cache.cache_dir(), "pyproject-tables.json")
+
+
+def _known_tables() -> dict[tuple, bool]:
+    """_TABLES, with the answers kept on disk read in once (a file that is
+    missing or not as written here adds nothing)."""
+    global _tables_read
+    if not _tables_read and spec_cache.ENABLED:
+        import json
+
+        try:
+            with open(_tables_file(), encoding="utf-8") as fh:
+                rows = json.load(fh)
+            with _tables_lock:
+                for *stamp, found in rows[-_MAX_TABLES:]:
+                    if len(stamp) == 6 and isinstance(stamp[0], str) and isinstance(found, bool) \
+                            and all(type(n) is int for n in stamp[1:]):
+                        _TABLES.setdefault(tuple(stamp), found)
+        except (OSError, ValueError, TypeError):
+            pass
+        _tables_read = True
+    return _TABLES
+
+
+def _write_tables() -> None:
+    """Keep the answers on disk; a cache directory that cannot be written is only slower."""
+    if not spec_cache.ENABLED:
+        return
+    import json
+
+    path = _tables_file()
+    partial = f"{path}.{os.getpid()}.{get_ident()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        with open(partial, "w", encoding="utf-8") as fh:
+            json.dump([[*key, found] for key, found in _TABLES.items()], fh)
+        os.replace(partial, path)
+    except OSError:
+        try:
+            os.unlink(partial)
+        except OSError:
+            pass

@@ -20,12 +20,14 @@ each check, a program rule's in its rule module.
 from __future__ import annotations
 
 import string
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, ClassVar
 
+from ..records import dataclass, field, fields
 from .codes import Code, Effect
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import ClassVar
+
     from .rules import RuleName
     from .spec import Reason
     from .verdict import Fix

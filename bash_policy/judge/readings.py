@@ -14,11 +14,11 @@ from __future__ import annotations
 import functools
 import importlib.util
 import sys
-from dataclasses import dataclass
 
 from ..read import parse_cache
 from ..read.crosscheck import Difference, compare
 from ..read.model import Script, Span
+from ..records import dataclass
 from .codes import Code
 from .problems import Problem
 from .rules import engine_rule
@@ -70,7 +70,8 @@ def cross_check(script: Script, ctx) -> None:
     from ..read import treesitter
 
     ctx.segment = None
-    difference = compare(script, parse_cache.read(treesitter.parse, script.source), "tree-sitter")
+    difference = parse_cache.compared(compare, script, parse_cache.read(treesitter.parse, script.source),
+                                      "tree-sitter")
     if difference is not None:
         ctx.deny(ReadersDisagree(difference), difference.span)
         return
@@ -90,7 +91,7 @@ def cross_check(script: Script, ctx) -> None:
     if reading.problems:
         ctx.notes.append("cross-check: tree-sitter agreed; bashlex cannot read this command")
         return
-    difference = compare(script, reading, "bashlex")
+    difference = parse_cache.compared(compare, script, reading, "bashlex")
     if difference is not None:
         ctx.deny(ReadersDisagree(difference), difference.span)
         return

@@ -4,22 +4,21 @@ standard input is once they are applied (judge/descriptors.py).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..read.model import (
     Span,
     Word,
 )
+from ..records import dataclass, replace
 from . import descriptors, expand, fixes, values
 from .codes import Code, Effect
 from .problems import Problem
 from .rules import engine_rule
 from .special import on_disk, special_in, stdin_in
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from .context import Context
 
@@ -186,7 +185,7 @@ def _substituted_target(redirect, ctx: Context, env: values.Env):
         made = expand.substituted(target, ctx.source, env)
     if made is None or len(made) != 1:
         return redirect
-    return dataclasses.replace(redirect, target=made[0])
+    return replace(redirect, target=made[0])
 
 def _check_redirect(redirect, ctx: Context, step: descriptors.Step) -> None:
     """One redirection; `step` is what it does to the descriptors."""

@@ -13,9 +13,9 @@ path.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from ..read.model import TILDE, Word
+from ..records import dataclass
 from .codes import Code
 from .problems import Problem
 from .rules import engine_rule

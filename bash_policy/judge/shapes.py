@@ -23,7 +23,6 @@ says about its variables (a `for` loop's words, a `while read` loop's input):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..read.model import (
     ANSI_C,
@@ -41,6 +40,7 @@ from ..read.model import (
     Expansion,
     Word,
 )
+from ..records import dataclass
 
 # Variables whose value is an absolute path whenever bash runs: PWD is set by
 # bash itself; HOME is the harness's, the same trust as a tilde.

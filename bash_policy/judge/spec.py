@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
+from ..records import dataclass, field
 from .codes import Code, Effect
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 EFFECTS = tuple(e.value for e in Effect)
 ROLES = ("read", "none", "command", "hook")
 STYLES = ("gnu", "posix", "single", "text")
 
-# "-A/--after-context=NUM{...}", "--color[=WHEN]", or lsof's "+D=DIR"
-_FLAG_SYNTAX = re.compile(
+# "-A/--after-context=NUM{...}", "--color[=WHEN]", or lsof's "+D=DIR" (compiled
+# on first use, as the patterns below: a start with cached specs builds none)
+_FLAG_SYNTAX = (
     r"(?P<names>[-+][^=\[{/\s]+(?:/[-+][^=\[{/\s]+)*)"
     r"(?:(?P<opt>\[=(?P<ometa>[^\]]+)\])|=(?P<meta>[^{]+))?"
     r"(?:\{(?P<choices>[^}]*)\})?"
@@ -266,7 +270,7 @@ def parse_flag(entry: Any, where: str, denied: Reason | None = None) -> Flag:
         text = entry
     else:
         raise SpecError(f"{where}: expected a flag string or table")
-    match = _FLAG_SYNTAX.fullmatch(text.strip())
+    match = re.fullmatch(_FLAG_SYNTAX, text.strip())
     if not match:
         raise SpecError(f"{where}: cannot read flag {text!r} (expected like '-A/--after-context=NUM')")
     names = tuple(match["names"].split("/"))
@@ -548,12 +552,12 @@ def _names(value: Any, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-_DIRECTORY_PATTERN = re.compile(r"(?:/(?:[A-Za-z0-9_+-][A-Za-z0-9_.+-]*|\*))+")
+_DIRECTORY_PATTERN = r"(?:/(?:[A-Za-z0-9_+-][A-Za-z0-9_.+-]*|\*))+"
 
 
 def _directories(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(
-            isinstance(v, str) and _DIRECTORY_PATTERN.fullmatch(v) for v in value):
+            isinstance(v, str) and re.fullmatch(_DIRECTORY_PATTERN, v) for v in value):
         raise SpecError(f"{where}: must be a list of absolute directories (`*` for one name)")
     return tuple(value)
 

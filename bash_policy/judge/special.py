@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from ..read.model import Word
 
 _SPECIAL_DIRS = ("/dev", "/proc", "/sys")
 # /dev/stdout and /dev/stderr are not here: read, they read the terminal when
-# the harness gives the command one.
-_READABLE_SPECIAL = re.compile(
+# the harness gives the command one.  Compiled on first use (re keeps it): most
+# checks name no such path, and compiling took a third of a millisecond.
+_READABLE_SPECIAL = (
     r"/dev/(?:null|stdin)"
     r"|/proc/(?:cpuinfo|meminfo|version|uptime|loadavg|stat|filesystems|partitions|swaps"
     r"|cgroups|diskstats|mounts|devices|vmstat|cmdline)"
@@ -54,7 +55,7 @@ def special_file(path: str, cwd: str | None) -> bool:
     full = _absolute(path, cwd)
     if full is None or not any(full == d or full.startswith(d + "/") for d in _SPECIAL_DIRS):
         return False
-    return _READABLE_SPECIAL.fullmatch(full) is None
+    return re.fullmatch(_READABLE_SPECIAL, full) is None
 
 
 def special_in(path: str, directories: Iterable[str | None]) -> bool:
@@ -89,17 +90,23 @@ def on_disk(path: str) -> str | None:
     /dev/stdin), or a description of a device, FIFO, socket or kernel file.
     Links are followed up to /dev, /proc and /sys (repo/files.py), so the
     answer does not depend on the checker's own standard input."""
-    from ..repo.files import resolve
-    from ..repo.files import special_file as physical
+    return next(on_disk_each("/", (path,)))[1]
 
-    real = resolve(path)
-    if real == STDIN:
-        return "stdin"
-    if special_file(real, None):
-        return f"a device or kernel file ({real})"
-    if any(real == d or real.startswith(d + "/") for d in _SPECIAL_DIRS):
-        return None  # a readable kernel file such as /dev/null or /proc/cpuinfo
-    return physical(real)
+
+def on_disk_each(directory: str, names: Iterable[str]) -> Iterator[tuple[str, str | None]]:
+    """(name, on_disk(directory/name)) for each name, following the absolute
+    `directory` once."""
+    from ..repo.files import resolve_each, special_resolved
+
+    for name, real, complete in resolve_each(directory, names):
+        if real == STDIN:
+            yield name, "stdin"
+        elif special_file(real, None):
+            yield name, f"a device or kernel file ({real})"
+        elif any(real == d or real.startswith(d + "/") for d in _SPECIAL_DIRS):
+            yield name, None  # a readable kernel file such as /dev/null or /proc/cpuinfo
+        else:
+            yield name, special_resolved(real, complete)
 
 
 def may_expand_to_special(word: Word) -> bool:

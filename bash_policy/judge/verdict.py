@@ -6,9 +6,8 @@ bytes or UTF-16 units: `command[span.start:span.end]` is the text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..read.model import Command, Script, Span, to_dict
+from ..records import dataclass
 from .codes import CODES, Code, Effect
 from .rules import RuleName
 

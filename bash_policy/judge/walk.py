@@ -10,10 +10,8 @@ judge/redirects.py, judge/argv.py).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Set
-from dataclasses import dataclass
 
 from ..read.model import (
     ArithFor,
@@ -31,6 +29,7 @@ from ..read.model import (
     Word,
     children,
 )
+from ..records import dataclass, replace
 from . import argv, assignments, client_shell, descriptors, expand, loops, redirects, shapes, values
 from .assignments import BareAssignment, LoopAssignsExported
 from .codes import Code, Effect
@@ -245,7 +244,7 @@ def check_node(node, ctx: Context, index: dict[int, int], at_risk: Set[int] = fr
     elif isinstance(node, For):
         if node.words is not None:
             env = ctx.known.get(id(node), {})
-            node = dataclasses.replace(node, words=_expanded(node.words, ctx, program=False, env=env))
+            node = replace(node, words=_expanded(node.words, ctx, program=False, env=env))
         _check_loop_words(node, ctx)
         shape = shapes.loop_variable(node.words or ())
         if node.name in values.assigned(node.body):  # `read f` or `f=…` in the body: any value
@@ -423,7 +422,7 @@ _SIGNED_NUMBER = re.compile(r"[-+]?[0-9]+")
 
 def check_segment(segment: Command, ctx: Context) -> None:
     env = ctx.known.get(id(segment), {})
-    segment = dataclasses.replace(segment, words=_expanded(segment.words, ctx, env=env))
+    segment = replace(segment, words=_expanded(segment.words, ctx, env=env))
     ctx.assignments = {a.name: a.value.value for a in segment.assignments}
     bare = not segment.words
     for assignment in segment.assignments:

@@ -8,7 +8,9 @@ usual and stores them as JSON in the user's cache directory; later runs
 rebuild the same parser object from that file.  The cache is keyed by the
 size and mtime of every bashlex module (the grammar's and its tokens'), and anything
 unexpected (unreadable, stale, malformed) falls back to bashlex's own build,
-so the cache can only make the import faster, never change the parser.
+so the cache can only make the import faster, never change the parser.  Each
+key has a file of its own: two installs (a venv and pipx, or two Pythons)
+sharing one file rebuilt it on every other start.
 """
 
 from __future__ import annotations
@@ -18,15 +20,23 @@ import importlib.util
 import json
 import os
 import sys
+import types
 from pathlib import Path
 from types import SimpleNamespace
 
 _FORMAT = 2  # 2: keyed by every module's stat instead of the version
 
 
-def cache_path() -> Path:
+def cache_path(key: list) -> Path:
+    """The file of the tables built for `key` (`_key`)."""
+    try:  # hashlib.blake2b itself, without loading OpenSSL for hashlib's other hashes
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover
+        from hashlib import blake2b
+
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "bash-policy" / "bashlex-tables.json"
+    digest = blake2b(json.dumps(key).encode(), digest_size=8).hexdigest()
+    return Path(base) / "bash-policy" / f"bashlex-tables-{digest}.json"
 
 
 def _key(yacc_module) -> list:
@@ -93,6 +103,7 @@ def import_bashlex():
         raise ModuleNotFoundError("No module named 'bashlex'", name="bashlex")
     package = importlib.util.module_from_spec(spec)
     sys.modules["bashlex"] = package
+    stand_in = _stand_in_for_inspect()
     try:
         yacc_module = importlib.import_module("bashlex.yacc")
         original = yacc_module.yacc
@@ -106,16 +117,38 @@ def import_bashlex():
         for name in [n for n in sys.modules if n == "bashlex" or n.startswith("bashlex.")]:
             del sys.modules[name]
         raise
+    finally:
+        if stand_in is not None and sys.modules.get("inspect") is stand_in:
+            del sys.modules["inspect"]  # a later `import inspect` gets the module itself
     return package
 
 
-def _caching(original, yacc_module):
-    path = cache_path()
+def _stand_in_for_inspect() -> types.ModuleType | None:
+    """While bashlex is imported, `inspect` as a module that imports the real
+    one when one of its names is first used: bashlex's yacc imports it to
+    check a grammar it builds, which a start reading the cached tables never
+    does, and importing it cost 5 ms, a tenth of a check's start.  Only yacc
+    keeps this one; None when `inspect` is loaded already."""
+    if "inspect" in sys.modules:
+        return None
+    stand_in = types.ModuleType("inspect", "inspect, imported when first used (bashlex_tables.py)")
 
+    def __getattr__(name: str):
+        if sys.modules.get("inspect") is stand_in:
+            del sys.modules["inspect"]
+        return getattr(importlib.import_module("inspect"), name)
+
+    vars(stand_in)["__getattr__"] = __getattr__  # PEP 562: every name it lacks
+    sys.modules["inspect"] = stand_in
+    return stand_in
+
+
+def _caching(original, yacc_module):
     def cached_yacc(*args, **kwargs):
         pdict = sys._getframe(1).f_globals  # the namespace of bashlex.parser
         try:
             key = _key(yacc_module)
+            path = cache_path(key)
             parser = _load(path, key, pdict, yacc_module) if path.is_file() else None
         except (OSError, ValueError, KeyError, TypeError):
             key, parser = None, None

@@ -18,8 +18,7 @@ taken and denies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..records import dataclass
 from .model import (
     Arith,
     ArithFor,

@@ -33,9 +33,9 @@ than the plain forms (`Reader.regex_operand`).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
+from ..records import fields, replace
 from .model import (
     ANSI_C,
     ARITHMETIC,
@@ -83,6 +83,13 @@ _QUOTES = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 def _unquote(match: re.Match) -> str:
     return match.group(1) if match.group(1) is not None else match.group(2)
 _BREAK = frozenset(" \t\n;&|()<>")
+# Runs the character loops take at once: characters a word holds as they are
+# (no quote, escape, expansion, blank or operator), characters of a double-quoted
+# string that need no look (up to a quote, escape, `$` or backquote), and blanks
+# with the backslash-newline pairs among them.
+_ORDINARY_RUN = re.compile(r"[^\\'\"`$ \t\n;&|()<>]+")
+_DOUBLE_QUOTED_RUN = re.compile(r'[^"\\$`]+')
+_BLANK_RUN = re.compile(r"(?:[ \t]|\\\n)+")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
 _SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
@@ -147,10 +154,10 @@ class _WordBuilder:
         self.dollar = False
 
     def literal(self, text: str, quoted: bool) -> None:
-        for ch in text:
-            self.units.append(None if quoted else ch)
-            self.offsets.append(self.length)
-            self.length += 1
+        length = len(text)
+        self.units.extend([None] * length if quoted else text)
+        self.offsets.extend(range(self.length, self.length + length))
+        self.length += length
         self.chars.append(text)
         if quoted:
             self.quoted = True
@@ -220,12 +227,12 @@ class Reader:
 
     def lex(self, i: int, dash: bool) -> _Token:
         s, n = self.s, self.n
-        while True:
-            i = self.skip_joins(i)
-            if i < n and s[i] in _BLANKS:
+        blanks = _BLANK_RUN.match(s, i) if self.joins else None
+        if blanks is not None:
+            i = blanks.end()
+        else:
+            while i < n and s[i] in _BLANKS:
                 i += 1
-                continue
-            break
         if i >= n:
             return _Token("eof", "", n, n)
         c = s[i]
@@ -323,8 +330,10 @@ class Reader:
             elif c in _BREAK:
                 break
             else:
-                b.literal(c, False)
-                i += 1
+                run = _ORDINARY_RUN.match(s, i)
+                assert run is not None  # c itself is ordinary
+                b.literal(run.group(), False)
+                i = run.end()
         self.last_word = b
         return self.finish_word(b, s[start:end], start, end, assignment_value)
 
@@ -355,8 +364,10 @@ class Reader:
                 self.fail(j, "backquote command substitution is not supported",
                           "use $(…) instead of backquotes", code="BP200")
             else:
-                b.literal(c, True)
-                j += 1
+                run = _DOUBLE_QUOTED_RUN.match(s, j)
+                assert run is not None  # c itself needs no look
+                b.literal(run.group(), True)
+                j = run.end()
 
     def dollar(self, i: int, b: _WordBuilder, quoted: bool) -> int:
         """Read what follows the `$` at i; return the index after it."""
@@ -1301,12 +1312,12 @@ def _with_bodies(node, bodies: dict[int, str]):
     the command that holds them)."""
     if isinstance(node, Redirect):
         if node.op in ("<<", "<<-"):
-            return dataclasses.replace(node, body=bodies[node.span.start])
+            return replace(node, body=bodies[node.span.start])
         return node
     if isinstance(node, tuple):
         return tuple(_with_bodies(item, bodies) for item in node)
-    if dataclasses.is_dataclass(node) and not isinstance(node, (Word, Span, type)):
-        return dataclasses.replace(node, **{f.name: _with_bodies(getattr(node, f.name), bodies)
-                                            for f in dataclasses.fields(node)
-                                            if not isinstance(getattr(node, f.name), (str, int, bool))})
+    if hasattr(node, "__record_fields__") and not isinstance(node, (Word, Span, type)):
+        return replace(node, **{f.name: _with_bodies(getattr(node, f.name), bodies)
+                                for f in fields(node)
+                                if not isinstance(getattr(node, f.name), (str, int, bool))})
     return node

@@ -13,7 +13,8 @@ JSON form (schema in docs/model.md).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+
+from ..records import dataclass, field, fields
 
 # Expansion kinds a word can hold.  GLOB and TILDE only produce file names or a
 # home directory; every other kind can produce arbitrary text or run code.
@@ -368,6 +369,6 @@ def to_dict(node):
                 "expansions": [{"kind": e.kind, "span": to_dict(e.span), "body": to_dict(e.body),
                                 "quoted": e.quoted} for e in node.expansions]}
     out = {"type": type(node).__name__}
-    for name in node.__dataclass_fields__:
-        out[name] = to_dict(getattr(node, name))
+    for f in fields(node):
+        out[f.name] = to_dict(getattr(node, f.name))
     return out

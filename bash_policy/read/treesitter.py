@@ -12,10 +12,9 @@ Anything it cannot map is a problem, which the comparison reports.
 
 from __future__ import annotations
 
+import os
 import re
-
-import tree_sitter_bash
-from tree_sitter import Language, Parser
+import sys
 
 from .model import (
     COMMAND_SUB,
@@ -43,7 +42,36 @@ from .model import (
 )
 from .words import WordSyntaxError, scan_word
 
-_PARSER = Parser(Language(tree_sitter_bash.language()))
+
+def _binding(package: str):
+    """The compiled module `package._binding`, loaded without running the
+    package's `__init__`: tree-sitter's imports `typing` for a Protocol and
+    tree-sitter-bash's `importlib.resources` for its query files, a third of
+    a check's start-up that this reader does not use.  It is registered under
+    its own name, so that importing the package later reuses it."""
+    from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, ModuleSpec, PathFinder
+
+    name = f"{package}._binding"
+    if name in sys.modules:
+        return sys.modules[name]
+    found = PathFinder.find_spec(package)
+    folders = (found.submodule_search_locations or []) if found is not None else []
+    for path in (os.path.join(folder, "_binding" + suffix) for folder in folders for suffix in EXTENSION_SUFFIXES):
+        if os.path.isfile(path):
+            loader = ExtensionFileLoader(name, path)
+            module = loader.create_module(ModuleSpec(name, loader, origin=path))
+            loader.exec_module(module)
+            sys.modules[name] = module
+            return module
+    raise ImportError(f"no compiled module in {package}")
+
+
+try:
+    _ts, _ts_bash = _binding("tree_sitter"), _binding("tree_sitter_bash")
+except ImportError:  # laid out otherwise than the wheels: through the packages
+    import tree_sitter as _ts
+    import tree_sitter_bash as _ts_bash
+_PARSER = _ts.Parser(_ts.Language(_ts_bash.language()))
 
 _SEPARATORS = {";", "&", ";;", ";&", ";;&"}
 _WORD_TYPES = {"word", "string", "raw_string", "concatenation", "number", "simple_expansion",
@@ -518,12 +546,19 @@ class _Builder:
         """
         words: list[Word] = []
         starts = [self.word_start(node) for node in nodes]
+        raw = self.raw
         i = 0
         while i < len(nodes):
             start = starts[i]
             end = nodes[i].end_byte
             j = i + 1
             while j < len(nodes):
+                if end == starts[j]:  # nothing between: one word (as _JOIN_GAP says of "")
+                    end = nodes[j].end_byte
+                    j += 1
+                    continue
+                if starts[j] == end + 1 and raw[end] in b" \t":  # one blank: the word ends
+                    break
                 gap = self.text(end, starts[j])
                 if _JOIN_GAP.fullmatch(gap):
                     end = nodes[j].end_byte
@@ -565,7 +600,7 @@ class _Builder:
         except WordSyntaxError as error:
             self.fail("BP100", Span(error.offset, error.offset + 1), f"syntax error: {error}",
                       "check the quoting of this word")
-        if all(node.child_count == 0 for node in nodes):
+        if not any(node.child_count for node in nodes):
             return word  # a substitution node always has children (its `$(`, `<(`, `>(`)
         subs = list(self.substitutions(nodes))
         if not subs:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar, Token
 
 # A config file larger than this is not something a person wrote; reading it
 # would only make the check slow.
@@ -29,35 +31,94 @@ class Unreadable(ValueError):
 # Links under these directories stand for the opening process's own files
 # (/dev/stdin -> /proc/self/fd/0): following them would judge the checker's.
 _KERNEL_DIRS = ("/dev", "/proc", "/sys")
+_KERNEL_PREFIXES = tuple(d + "/" for d in _KERNEL_DIRS)
 _MAX_LINKS = 40  # Linux's limit; more fails with ELOOP and opens nothing
+_KERNEL_FILE = "a path under /dev, /proc or /sys, which names the opening process's own files or a device"
+
+
+def _in_kernel_dir(path: str) -> bool:
+    return path in _KERNEL_DIRS or path.startswith(_KERNEL_PREFIXES)
+
+
+def _parts(path: str) -> list[str]:
+    """The components of `path`, last first (a stack for `_walk`)."""
+    return [part for part in reversed(path.split("/")) if part]
+
+
+def _walk(current: str, pending: list[str], links: int) -> tuple[str, int, bool]:
+    """Follow `pending` (components, last first) from the resolved directory
+    `current`: the path, the links followed so far, and whether the walk
+    stopped early (under /dev, /proc or /sys, or past the link limit)."""
+    while pending:
+        if _in_kernel_dir(current):
+            return os.path.normpath(os.path.join(current, *reversed(pending))), links, True
+        part = pending.pop()
+        if part in (".", ".."):
+            current = current if part == "." else os.path.dirname(current)
+            continue
+        candidate = current + part if current == "/" else f"{current}/{part}"
+        try:  # lstat first: most components are not links, and a failed readlink raises
+            if not stat.S_ISLNK(os.lstat(candidate).st_mode):
+                current = candidate
+                continue
+            target = os.readlink(candidate)
+        except (OSError, ValueError):
+            current = candidate  # missing: the open goes no further
+            continue
+        links += 1
+        if links > _MAX_LINKS:
+            return candidate, links, True
+        if target.startswith("/"):
+            current = "/"
+        pending.extend(_parts(target))
+    return current, links, False
+
+
+# The walks of the check running in this thread or task (engine.check keeps
+# them for its duration): one check follows the same directories again and
+# again (a repository's directory, git dir and common dir for each file git
+# reads), and it takes the file system as it found it the first time.
+_walked: ContextVar[dict[str, tuple[str, int, bool]] | None] = ContextVar("walked", default=None)
+
+
+def remember_walks() -> Token:
+    """Keep the walks from here until `forget_walks(token)` (a check)."""
+    return _walked.set({} if _walked.get() is None else _walked.get())
+
+
+def forget_walks(token: Token) -> None:
+    _walked.reset(token)
+
+
+def _walk_path(path: str) -> tuple[str, int, bool]:
+    kept = _walked.get()
+    if kept is None:
+        return _walk("/", _parts(path), 0)
+    walked = kept.get(path)
+    if walked is None:
+        walked = kept[path] = _walk("/", _parts(path), 0)
+    return walked
 
 
 def resolve(path: str) -> str:
     """The absolute `path` with symlinks followed as the kernel does, except
     that nothing under /dev, /proc or /sys is followed: the rest is joined
     lexically, for the caller to judge by name (judge/special.py)."""
-    pending = [part for part in path.split("/") if part]
-    current, links = "/", 0
-    while pending:
-        if any(current == d or current.startswith(d + "/") for d in _KERNEL_DIRS):
-            return os.path.normpath(os.path.join(current, *pending))
-        part = pending.pop(0)
-        if part in (".", ".."):
-            current = current if part == "." else os.path.dirname(current)
-            continue
-        candidate = os.path.join(current, part)
-        try:
-            target = os.readlink(candidate)
-        except (OSError, ValueError):
-            current = candidate  # not a link, or missing: the open goes no further
-            continue
-        links += 1
-        if links > _MAX_LINKS:
-            return candidate
-        if target.startswith("/"):
-            current = "/"
-        pending[:0] = [p for p in target.split("/") if p]
-    return current
+    return _walk_path(path)[0]
+
+
+def resolve_each(base: str, names: Iterable[str]) -> Iterator[tuple[str, str, bool]]:
+    """(name, resolve(base/name), whether that walk went to its end) for each
+    name, following the absolute `base` once: the same walk, split where the
+    names start (a repository's two dozen files, a project file in each
+    directory up to the root)."""
+    real, links, stopped = _walk_path(base)
+    for name in names:
+        if stopped:  # the base's walk stopped: each name's stops there too, or later
+            full = _walk_path(f"{base}/{name}")
+        else:
+            full = _walk(real, _parts(name), links)
+        yield name, full[0], not full[2]
 
 
 def physical(path: str) -> str:
@@ -69,7 +130,7 @@ def physical(path: str) -> str:
     the caller fails closed (red team RT2: `git -C /proc/self/cwd/sub status`
     judged the checker's directory, not the repository git used)."""
     real = resolve(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))  # `..` after links
-    if any(real == d or real.startswith(d + "/") for d in _KERNEL_DIRS):
+    if _in_kernel_dir(real):
         raise Unreadable(f"{path} leads to {real}, whose meaning depends on the process that opens it")
     return real
 
@@ -83,9 +144,32 @@ def special_file(path: str) -> str | None:
     RT3: `core.excludesFile = /proc/self/cwd/fifo` blocked git)."""
     try:
         real = physical(path)
-        mode = os.stat(real).st_mode
     except Unreadable:
-        return "a path under /dev, /proc or /sys, which names the opening process's own files or a device"
+        return _KERNEL_FILE
+    except (OSError, ValueError):
+        return None
+    return _kind(real)
+
+
+def special_resolved(real: str, complete: bool) -> str | None:
+    """`special_file` of a path `resolve` gave: walked to its end, it holds no
+    link to follow again, so only its kind is looked up."""
+    if not complete:
+        return special_file(real)
+    if _in_kernel_dir(real):
+        return _KERNEL_FILE
+    return _kind(real)
+
+
+def special_files(base: str, names: Iterable[str]) -> Iterator[tuple[str, str | None]]:
+    """(name, special_file(base/name)) for each name, with the absolute `base` followed once."""
+    for name, real, complete in resolve_each(base, names):
+        yield name, special_resolved(real, complete)
+
+
+def _kind(real: str) -> str | None:
+    try:
+        mode = os.stat(real).st_mode
     except (OSError, ValueError):
         return None
     return next((what for test, what in _KINDS if test(mode)), None)

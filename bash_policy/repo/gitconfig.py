@@ -10,8 +10,11 @@ would do with it, so it fails closed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NoReturn
+from ..records import dataclass
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 _ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}
 # git's own isspace (git-compat-util.h, ctype.c): not \v or \f, which are

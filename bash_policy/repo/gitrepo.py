@@ -23,9 +23,9 @@ import stat
 import struct
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
-from .files import Unreadable, physical, read_text, special_file
+from ..records import dataclass, field
+from .files import Unreadable, physical, read_text, special_files
 from .gitconfig import ConfigSyntaxError, Entry, parse
 from .gitkeys import trusted as _trusted
 from .gitkeys import why_not_inert
@@ -434,11 +434,10 @@ def _special_files_git_reads(repo: Repository) -> None:
     if repo.work_tree:
         places.append((repo.work_tree, _WORK_TREE_FILES))
     for base, names in places:
-        for name in names:
-            path = os.path.join(base, name)
-            what = special_file(path)
+        for name, what in special_files(base, names):
             if what is not None:
-                raise RepositoryError(f"{path} is {what}; git reads it and would block or read the script")
+                raise RepositoryError(f"{os.path.join(base, name)} is {what}; git reads it and would "
+                                      "block or read the script")
 
 
 def inspect(repo: Repository, trusted: tuple[str, ...] = (), depth: int = 0) -> Report:

@@ -17,16 +17,19 @@ import functools
 import glob
 import os
 import re
-import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from ...judge import spec_cache
 from ...judge.client_shell import ShellState, Walk
+from ...records import dataclass, field
 from .. import processes
 from ..snapshot import Snapshot, SnapshotError, login_state, parse
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 PROFILE_DIR = Path(__file__).parent
 # bash 5.2's options when it runs `bash -c` with no startup file (non-login,
@@ -57,12 +60,8 @@ class Profile:
 
 @functools.cache
 def load_profile(name: str) -> Profile:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
-    with open(PROFILE_DIR / f"{name}.toml", "rb") as handle:
-        data = tomllib.load(handle)
+    path = PROFILE_DIR / f"{name}.toml"
+    data = spec_cache.load(path, lambda: _table(path))  # a hook reads it once a process
     walks = {program: Walk(tuple(spec.get("files", ())), bool(spec.get("special_entries")),
                            re.compile(spec["when"]) if "when" in spec else None,
                            re.compile(spec["follow"]) if "follow" in spec else None,
@@ -72,6 +71,16 @@ def load_profile(name: str) -> Profile:
     return Profile(name, data["client"], data["shell"], data.get("rewrite", {}),
                    data.get("replacements", {}), walks, data.get("version_variable"),
                    data.get("version_pattern"))
+
+
+def _table(path: Path) -> tuple[dict[str, Any], list[tuple[Path, bytes]]]:
+    """The TOML table of a profile and the bytes it was read from (judge/spec_cache.py)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    data = path.read_bytes()
+    return tomllib.loads(data.decode()), [(path, data)]
 
 
 def client_version(profile: Profile, env: Mapping[str, str]) -> tuple[int, ...] | None:
@@ -166,6 +175,8 @@ def _claude_code(profile: Profile, env: Mapping[str, str], cwd: str | None, comm
     else:
         # Not written yet (it is, when the Bash tool first runs a command): read
         # the same state from the startup files it is written from.
+        import shutil  # here: once the snapshot is written, nothing looks for bash
+
         bash = chosen if os.path.isabs(chosen) else shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
         login_env = {**env, "SHELL": bash, "GIT_EDITOR": "true", "CLAUDECODE": "1"}
         try:

@@ -13,22 +13,23 @@ it; tests/test_rules.py runs them all.
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, NewType
 
+from ...records import dataclass
 from ..codes import Code
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+# A rule's name as the registry knows it (Denial.rule): only `rule` and
+# `engine_rule` make one, so a denial never names a rule that does not exist.
 if TYPE_CHECKING:
+    from typing import NewType
+
     from ..context import Context, Invocation
 
     Check = Callable[[Invocation, Context], None]
-
-
-# A rule's name as the registry knows it (Denial.rule): only `rule` and
-# `engine_rule` make one, so a denial never names a rule that does not exist.
-RuleName = NewType("RuleName", str)
+    RuleName = NewType("RuleName", str)
+else:
+    RuleName = str  # what NewType gives at run time: the name itself
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,8 @@ def engine_rule(name: str, doc: str, *, codes: Iterable[Code], deny: Iterable[st
 def modules() -> list[str]:
     """The modules of this package, found where it lives: a new rule's module
     is imported by being there, never by being added to a list."""
+    import pkgutil  # here: it imports typing, which a check does not need
+
     return sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.ispkg)
 
 

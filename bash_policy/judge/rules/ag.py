@@ -9,8 +9,8 @@ file.  Plain numbers are read alike by both, so only they are allowed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ...records import dataclass
 from ..codes import Code
 from ..problems import Problem
 from . import rule

@@ -11,9 +11,9 @@ unless they write to standard output, list or test.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from ...read.model import Word
+from ...records import dataclass
 from ..codes import Code, Effect
 from ..problems import Problem
 from ..spec import Flag

@@ -13,9 +13,9 @@ every `@` (gawk's @load, @include and indirect calls, which reach system).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ...read.model import Word
+from ...records import dataclass
 from ..codes import Code, Effect
 from ..problems import Problem
 from . import rule

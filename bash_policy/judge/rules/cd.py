@@ -8,9 +8,8 @@ directories of the command being checked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...read.model import EXTGLOB, GLOB, TILDE, Word
+from ...records import dataclass
 from ..codes import Code, Effect
 from ..flow import KERNEL, OLDPWD
 from ..problems import Problem

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from ...read.model import Word
+from ...records import dataclass
 from ...repo.files import Unreadable, physical
 from ..codes import Code, Effect
 from ..problems import Problem

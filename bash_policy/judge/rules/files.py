@@ -16,10 +16,10 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from dataclasses import dataclass
 
 from ...read.model import GLOB, Word
 from ...read.words import WordSyntaxError, scan_word
+from ...records import dataclass
 from ...repo.files import resolve
 from ..codes import Code, Effect
 from ..problems import Problem

@@ -9,9 +9,8 @@ checker has not paired with its primary, so it is denied.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...read.model import Word
+from ...records import dataclass
 from ..codes import Code
 from ..problems import Problem
 from . import rule

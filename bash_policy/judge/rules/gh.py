@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ...read.model import Word
+from ...records import dataclass
 from ..codes import Code, Effect
 from ..problems import Problem
 from . import rule

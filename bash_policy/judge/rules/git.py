@@ -8,9 +8,8 @@ placeholders `%G?`, `%GS`... run gpg.  Checked against git-man 2.39.5.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...read.model import Word
+from ...records import dataclass
 from ...repo.gitkeys import SIGNATURE_PLACEHOLDER, why_not_inert
 from ..codes import Code, Effect
 from ..problems import Problem

@@ -17,9 +17,9 @@ the Go yq operators that read the environment or evaluate strings.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ...read.model import Word
+from ...records import dataclass
 from ..codes import Code, Effect
 from ..problems import Problem
 from ..special import special_operand_in, stdin_in

@@ -10,9 +10,9 @@ work on the whole project when given no arguments.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ...read.model import Word
+from ...records import dataclass
 from .. import later
 from ..codes import Code, Effect
 from ..problems import Problem

@@ -11,8 +11,8 @@ That directory is repository content the command text does not show.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from ...records import dataclass
 from ...repo.files import physical
 from ..codes import Code, Effect
 from ..problems import Problem

@@ -13,9 +13,9 @@ ran `git ls-remote`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ...read.model import Word
+from ...records import dataclass
 from ...repo.files import Unreadable, read_text
 from ...repo.npmrc import NpmrcError, entries, findings, project_files
 from ..codes import Code, Effect

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 
 from ...read.model import Word
+from ...records import dataclass
 from ...repo.files import physical, special_file
 from ..codes import Code, Effect
 from ..problems import Problem

@@ -13,8 +13,8 @@ user's own.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from ...records import dataclass
 from ...repo.files import physical
 from ..codes import Code, Effect
 from ..problems import Problem

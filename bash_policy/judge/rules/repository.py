@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
+from ...records import dataclass
 from ...repo.files import Unreadable, physical, read_text
 from ...repo.gitconfig import ConfigSyntaxError
 from ...repo.gitrepo import Finding, Repository, discover, inspect, open_git_dir

@@ -6,9 +6,9 @@ came from, and the common ways a script operand is given or missing.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from ...read.model import Span, Word
+from ...records import dataclass
 from ..codes import Code, Effect
 from ..problems import Problem
 from ..special import on_disk, special_in, stdin_in

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from ...read.model import GLOB, Word
+from ...records import dataclass
 from ...repo.files import Unreadable, read_text
 from ..codes import Code, Effect
 from ..problems import Problem

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import decimal
 import re
-from dataclasses import dataclass
 
 from ...read.model import Word
+from ...records import dataclass
 from ..codes import Code, Effect
 from ..context import FlagUse
 from ..problems import Problem

@@ -12,8 +12,8 @@ command text, so it is looked for in every directory the segment may run in.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from ...records import dataclass
 from ...repo.files import physical
 from ..codes import Code, Effect
 from ..problems import Problem

@@ -8,8 +8,7 @@ value is not the last letter is read differently by the two, so it is denied.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ...records import dataclass
 from ..codes import Code
 from ..problems import Problem
 from . import rule

@@ -6,9 +6,8 @@ rule for that program applies as if it had been typed alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...read.model import Assignment, Command, Word
+from ...records import dataclass
 from ..codes import Code, Effect
 from ..context import Appended
 from ..descriptors import PIPE_IN, PIPE_OUT
