@@ -59,6 +59,9 @@ class Invocation:
     flags: list[FlagUse] = field(default_factory=list)
     positionals: list[Word] = field(default_factory=list)
     after_double_dash: bool = False
+    # Operands the program may read as options: computed words taken only because
+    # every flag of the program is harmless (a glob may expand to `-e -v`).
+    option_like: list[Word] = field(default_factory=list)
     # The flags the running rule declared it reads (None: any); see `uses`.
     reads: frozenset[str] | None = None
 

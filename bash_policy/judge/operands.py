@@ -256,6 +256,8 @@ def stdin_use(reader: ArgvReader) -> str | None:
         return "named"  # `--stdin`, or a flag's value given `-` (`grep -f -`)
     if any(_may_name_stdin(w, dirs) for w in opened(reader)):
         return "named"
+    if inv.option_like and spec.stdin == "no-files":
+        return "named"  # operands that become options may leave no file to read
     if spec.stdin != "no-files":
         return "default" if spec.stdin == "always" else None
     if spec.positionals.pattern is not None:  # grep -e x f: no pattern operand to skip

@@ -357,6 +357,8 @@ class ArgvReader:
         elif (self.options_done or safe or (spec.harmless and spec.positionals.role == "read")
               or (spec.style == "text" and not spec.flags)):  # test: every word is its expression
             inv.positionals.append(word)
+            if not (self.options_done or safe):
+                inv.option_like.append(word)
         elif GLOB in {e.kind for e in word.expansions}:
             ctx.deny(GlobMayBeFlag(word, sign, spec.display, fix=self.operand_fix(word) or fixes.dot_slash(word)),
                      word.span)

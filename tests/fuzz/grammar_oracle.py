@@ -353,7 +353,9 @@ COMPOUNDS = ["{{ {} ; }}", "( {} )", "if {}; then {}; fi", "for i in a; do {}; d
              "for ((i = 0; i < 2; i++)); do {}; done", "for ((i=3;i>0;i-=2)) do {}; done",
              "while true; do {}; break; done", "until false; do {}\nbreak 1\ndone",
              "while :; do if {}; then break; else break; fi; done", "while true; do {} || break; done",
-             "while true; do ( break ); {}; done", "[[ a =~ ^(a|b)$ ]] && {}", "[[ $x =~ {} ]]"]
+             "while true; do ( break ); {}; done", "[[ a =~ ^(a|b)$ ]] && {}",
+             # the oracle takes every [[ ]] to succeed: `|| a` makes it so whatever $x holds
+             "[[ $x =~ {} || a ]]"]
 
 
 def command(c: Choices, bodies: list[str], depth: int = 0) -> str:
