@@ -566,6 +566,27 @@ def test_removing_the_private_directory_survives_depth_long_paths_and_locked_dir
     assert not top.exists() and (outside / "keep").read_text() == "kept"
 
 
+@pytest.mark.parametrize("runner_removes", [True, False], ids=["at-once", "left-to-the-watchdog"])
+def test_the_private_directory_is_gone_when_the_run_returns(tmp_path, monkeypatch, runner_removes):
+    """The runner removes TMPDIR itself when it can (a run's usual case, and
+    most of what confinement cost before); when that fails, the watchdog,
+    told nothing, removes it as ever, before close() returns."""
+    from bash_policy.confine import sandbox as module
+
+    if not runner_removes:
+        def cannot(path):
+            raise OSError(errno.EACCES, "refused", path)
+
+        monkeypatch.setattr(module.shutil, "rmtree", cannot)
+    sandbox = Sandbox(SUPPORT.landlock_abi, SUPPORT.arch, SUPPORT.netns)
+    try:
+        outcome = launch(["bash", "-c", 'mkdir "$TMPDIR/d" && echo x > "$TMPDIR/d/f"'], cwd=str(tmp_path),
+                         env=sandbox.environment(os.environ), sandbox=sandbox, timeout=30, max_output=None)
+    finally:
+        sandbox.close()
+    assert outcome.returncode == 0 and not os.path.exists(sandbox.tmpdir)
+
+
 def test_a_temporary_directory_that_cannot_be_made_refuses_the_run(tmp_path, monkeypatch):
     from bash_policy.confine import sandbox
 

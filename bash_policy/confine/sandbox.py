@@ -46,14 +46,17 @@ class ConfinementError(OSError):
 # The watchdog, a shell in a session of its own and orphaned at once (so that
 # nobody has to reap it): it learns the command's group from the runner, and
 # when the runner's pipe ends without "reaped" (the runner died, even by
-# SIGKILL) it kills that group; then it removes TMPDIR whatever happened, so
-# that a runner killed while cleaning up leaves nothing either.  Every process
-# of the group is dead by then, so nothing in TMPDIR moves (chmod -R and rm -rf
-# follow no link).
+# SIGKILL) it kills that group; then it removes TMPDIR unless the runner said
+# "removed", so that a runner killed while cleaning up leaves nothing either.
+# Every process of the group is dead by then, so nothing in TMPDIR moves
+# (chmod -R and rm -rf follow no link).  The runner removes a TMPDIR it can
+# remove at once itself: two programs started for an empty directory were
+# most of what confinement added to a run.
 # (A background list gets /dev/null as stdin, so the pipe is read as fd 3.)
 _WATCHDOG = (
     'exec 3<&0; ( read -r group <&3 || group=; '
     'if read -r state <&3 && [ "$state" = reaped ]; then :; elif [ -n "$group" ]; then kill -KILL "-$group"; fi; '
+    'if read -r state <&3 && [ "$state" = removed ]; then exit 0; fi; '
     'chmod -R u+rwx -- "$1" 2>/dev/null; rm -rf -- "$1" ) &'
 )
 # Watchdogs' groups still to be reaped where they are this process's orphans.
@@ -71,6 +74,7 @@ class Sandbox:
         self._watch: int | None = None  # the write end of the watchdog's pipe
         self._removed: int | None = None  # end of file when the watchdog is done
         self._starter: subprocess.Popen | None = None
+        self._told = ""  # what the watchdog was told: "", "guarded" or "reaped"
         self.tmpdir = ""
         try:
             self.tmpdir = tempfile.mkdtemp(prefix="bash-policy-")
@@ -106,6 +110,7 @@ class Sandbox:
         after the command started)."""
         assert self._watch is not None
         os.write(self._watch, f"{group}\n".encode())
+        self._told = "guarded"
 
     def reaped(self) -> None:
         """The runner killed the group and reaped its leader: the watchdog must
@@ -113,6 +118,7 @@ class Sandbox:
         if self._watch is not None:
             try:
                 os.write(self._watch, b"reaped\n")
+                self._told = "reaped"
             except OSError:
                 pass
 
@@ -157,6 +163,7 @@ class Sandbox:
     def close(self) -> None:
         """Release the parent's descriptors, which lets the watchdog remove
         TMPDIR; wait a little for that, and leave the rest to it.  Never raises."""
+        removed = self._watch is not None and self._told != "guarded" and self._remove_at_once()
         for fd in (self._ruleset, *(self._errors or ()), self._watch):
             if fd is not None:
                 try:
@@ -171,7 +178,8 @@ class Sandbox:
         done = False
         if self._removed is not None:
             try:
-                done = bool(select.select([self._removed], [], [], _CLEANUP_WAIT)[0])
+                if not removed:
+                    done = bool(select.select([self._removed], [], [], _CLEANUP_WAIT)[0])
                 os.close(self._removed)
             except OSError:
                 pass
@@ -189,6 +197,21 @@ class Sandbox:
             else:
                 _WATCHDOGS.add(starter.pid)
         _reap_watchdogs()
+
+    def _remove_at_once(self) -> bool:
+        """Remove TMPDIR here, where nothing of the command is left to move
+        in it (its group was never started or is reaped), and tell the
+        watchdog; False, the watchdog told nothing, when anything fails (a
+        directory without permissions, a tree too deep for rmtree), so that it
+        removes what is left as ever."""
+        assert self._watch is not None
+        try:
+            shutil.rmtree(self.tmpdir)
+            told = {"": "\nreaped\n", "reaped": ""}[self._told]
+            os.write(self._watch, f"{told}removed\n".encode())
+        except Exception:  # RecursionError included: never raise, leave it to the watchdog
+            return False
+        return True
 
     def __enter__(self) -> Sandbox:
         return self
