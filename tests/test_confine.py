@@ -214,6 +214,18 @@ def test_a_socket_pair_cannot_be_pointed_at_a_socket_outside(tmp_path, how, conf
         assert out.stdout.strip() == str(errno.EACCES).encode()
 
 
+@MODES
+def test_a_lease_on_a_file_outside_cannot_be_taken(tmp_path, confined):
+    """A read lease holds every writer of the file for the lease-break time
+    (45 s by default) while the run lasts (red team RT-F)."""
+    (tmp_path / "shared").write_text("x")
+    out = sh(python("import fcntl, os; fd = os.open(\"shared\", os.O_RDONLY); "
+                    "fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK); print(\"leased\")"), confined, tmp_path)
+    assert (b"leased" in out.stdout) == (not confined), out
+    if confined:
+        assert b"PermissionError" in out.stderr
+
+
 def test_a_stream_socket_pair_still_works(tmp_path):
     out = sh(python('import socket; a, b = socket.socketpair(); a.send(b"ok"); print(b.recv(2).decode())'),
              True, tmp_path)
@@ -394,6 +406,8 @@ def test_the_filter_reads_arguments(machine):
     assert decide(machine, n["ioctl"], (1, 0x5413, 0, 0, 0, 0))[0] == "allow"  # TIOCGWINSZ
     assert decide(machine, n["ioctl"], (1, 0x5412, 0, 0, 0, 0)) == ("errno", errno.ENOTTY)  # TIOCSTI
     assert decide(machine, n["ioctl"], (1, 0x40086602, 0, 0, 0, 0)) == ("errno", errno.ENOTTY)  # SETFLAGS
+    assert decide(machine, n["fcntl"], (3, 1024, 0, 0, 0, 0)) == ("errno", errno.EPERM)  # F_SETLEASE
+    assert decide(machine, n["fcntl"], (3, 6, 0, 0, 0, 0))[0] == "allow"  # F_SETLK
     assert decide(machine, n["clone"], (0x11 | 0x01000000, 0, 0, 0, 0, 0))[0] == "allow"  # fork
     assert decide(machine, n["clone"], (0x10000000, 0, 0, 0, 0, 0)) == ("errno", errno.EPERM)  # NEWUSER
     assert decide(machine, n["clone"], (0x8000, 0, 0, 0, 0, 0)) == ("errno", errno.EPERM)  # PARENT

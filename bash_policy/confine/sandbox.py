@@ -163,7 +163,8 @@ class Sandbox:
     def close(self) -> None:
         """Release the parent's descriptors, which lets the watchdog remove
         TMPDIR; wait a little for that, and leave the rest to it.  Never raises."""
-        removed = self._watch is not None and self._told != "guarded" and self._remove_at_once()
+        if self._watch is not None and self._told != "guarded":
+            self._remove_at_once()
         for fd in (self._ruleset, *(self._errors or ()), self._watch):
             if fd is not None:
                 try:
@@ -177,9 +178,8 @@ class Sandbox:
             self._starter = None
         done = False
         if self._removed is not None:
-            try:
-                if not removed:
-                    done = bool(select.select([self._removed], [], [], _CLEANUP_WAIT)[0])
+            try:  # told "removed", the watchdog just exits; else it removes TMPDIR first
+                done = bool(select.select([self._removed], [], [], _CLEANUP_WAIT)[0])
                 os.close(self._removed)
             except OSError:
                 pass
@@ -198,20 +198,19 @@ class Sandbox:
                 _WATCHDOGS.add(starter.pid)
         _reap_watchdogs()
 
-    def _remove_at_once(self) -> bool:
+    def _remove_at_once(self) -> None:
         """Remove TMPDIR here, where nothing of the command is left to move
         in it (its group was never started or is reaped), and tell the
-        watchdog; False, the watchdog told nothing, when anything fails (a
-        directory without permissions, a tree too deep for rmtree), so that it
-        removes what is left as ever."""
+        watchdog; when anything fails (a directory without permissions, a
+        tree too deep for rmtree) it is told nothing and removes what is left
+        as ever."""
         assert self._watch is not None
         try:
             shutil.rmtree(self.tmpdir)
             told = {"": "\nreaped\n", "reaped": ""}[self._told]
             os.write(self._watch, f"{told}removed\n".encode())
         except Exception:  # RecursionError included: never raise, leave it to the watchdog
-            return False
-        return True
+            pass
 
     def __enter__(self) -> Sandbox:
         return self

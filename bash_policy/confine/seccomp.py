@@ -12,6 +12,9 @@ filter answers those with an error, and:
 - every system call newer than the reviewed table (`_MAX`) fails with
   ENOSYS, so a future kernel's new call is refused until reviewed;
 - ioctl is an allowlist: terminal and file queries only (ENOTTY otherwise);
+- fcntl(F_SETLEASE) fails: a lease on a file outside holds every other
+  process that opens it for writing for the kernel's lease-break time
+  (red team RT-F; record locks stay, sqlite readers take them);
 - socket() is an allowlist: three kernel-only netlink protocols (EACCES
   otherwise); socketpair() only of SOCK_STREAM, a connected pair that
   reaches nothing (a datagram pair is not: sendto() with an address, or
@@ -49,7 +52,7 @@ _X86_64 = {
     "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243,
     "mq_notify": 244, "mq_getsetattr": 245,
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-    "socket": 41, "socketpair": 53, "ioctl": 16,
+    "socket": 41, "socketpair": 53, "ioctl": 16, "fcntl": 72,
     "setpriority": 141, "ioprio_set": 251, "sched_setaffinity": 203, "sched_setscheduler": 144,
     "sched_setparam": 142, "sched_setattr": 314, "prlimit64": 302, "migrate_pages": 256,
     "move_pages": 279,
@@ -68,7 +71,7 @@ _GENERIC = {
     "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182, "mq_timedreceive": 183,
     "mq_notify": 184, "mq_getsetattr": 185,
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-    "socket": 198, "socketpair": 199, "ioctl": 29,
+    "socket": 198, "socketpair": 199, "ioctl": 29, "fcntl": 25,
     "setpriority": 140, "ioprio_set": 30, "sched_setaffinity": 122, "sched_setscheduler": 119,
     "sched_setparam": 118, "sched_setattr": 274, "prlimit64": 261, "migrate_pages": 238,
     "move_pages": 239,
@@ -123,6 +126,7 @@ IOCTL_ALLOWED = (
     0x81009431, 0x80111500, 0x80811501,
 )
 
+_F_SETLEASE = 1024
 _SOCK_TYPE_MASK, _SOCK_STREAM = 0xF, 1  # the type without SOCK_NONBLOCK and SOCK_CLOEXEC
 
 _RET_KILL_PROCESS, _RET_ALLOW, _RET_ERRNO = 0x80000000, 0x7FFF0000, 0x00050000
@@ -172,6 +176,8 @@ def program(machine: str) -> bytes:
     when("ioctl", [(_LD_ABS, 0, 0, _arg(1)),
                    *[(_JEQ, allowed - i, 0, request) for i, request in enumerate(IOCTL_ALLOWED)],
                    (_RET, 0, 0, _RET_ERRNO | errno.ENOTTY), (_RET, 0, 0, _RET_ALLOW)])
+    when("fcntl", [(_LD_ABS, 0, 0, _arg(1)), (_JEQ, 0, 1, _F_SETLEASE),
+                   (_RET, 0, 0, _RET_ERRNO | errno.EPERM), (_RET, 0, 0, _RET_ALLOW)])
     when("clone", [(_LD_ABS, 0, 0, _arg(0)), (_JSET, 0, 1, _CLONE_REFUSED),
                    (_RET, 0, 0, _RET_ERRNO | errno.EPERM), (_RET, 0, 0, _RET_ALLOW)])
     for name, user in (("setpriority", _PRIO_USER), ("ioprio_set", _IOPRIO_WHO_USER)):
