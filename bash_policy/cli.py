@@ -331,7 +331,9 @@ def build_parser(wanted: str | None = None) -> Parser:
     p.add_argument("--no-confine", dest="confine", action="store_false",
                    help="do not rewrite allowed commands to run under `bash-policy run` "
                         "(Claude Code, Gemini CLI, Codex CLI; Copilot CLI with --allow-readonly; "
-                        "OpenCode, pi): in Claude Code and Gemini CLI they then run in the "
+                        "OpenCode, pi; in Claude Code not in its own plan mode after 2.1.197, "
+                        "nor where your settings hold deny or ask rules: docs/integrations.md): "
+                        "in Claude Code and Gemini CLI they then run in the "
                         "client's own shell, judged for that shell")
     p.add_argument("--plan-file", action="append", default=[], metavar="GLOB",
                    help="a file the plan may be written to (repeatable; default: "

@@ -187,6 +187,24 @@ def test_a_plan_path_quoted_in_the_conversation_is_not_the_plan_file(tmp_path):
                   Options())[0] == "deny"
 
 
+@pytest.mark.parametrize("named", ["plans/*", "plans/?ther-session.md", "**"])
+def test_a_plan_path_with_wildcards_names_no_plan_file(tmp_path, named):
+    """The gate's patterns treat `*` and `?` as wildcards: a plan path that
+    holds one is no plan file, or it would open other files (red team RT-F)."""
+    victim = str(tmp_path / "plans/other-session.md")
+    log = transcript(tmp_path, plan_mode(str(tmp_path / named)))
+    action, reason = claude(event("claude-code", "write_plan", transcript_path=log, file_path=victim),
+                            Options())
+    assert action == "deny" and "--plan-file" in reason
+
+
+def test_a_copilot_session_id_with_wildcards_names_no_plan_file():
+    raw = json.loads(event("copilot", "create_plan"))
+    raw["sessionId"] = "*"
+    answer = copilot(json.dumps(raw))  # the real session's plan is no longer writable through `*`
+    assert answer["permissionDecision"] == "deny" and "no plan file" in answer["permissionDecisionReason"]
+
+
 def test_without_a_known_plan_file_writes_are_denied_with_a_hint(tmp_path):
     action, reason = claude(event("claude-code", "write_plan",
                                   transcript_path=str(tmp_path / "missing.jsonl")), Options())
@@ -413,10 +431,10 @@ def test_the_gates_tool_table_comes_from_the_harness_records():
         for tool, (permission, key) in harness.tools.items():
             known, keys = gate.TOOLS[tool]
             assert known == permission and key in (keys if isinstance(keys, tuple) else (keys,))
-    assert CLAUDE_CODE.gated == ("Bash", "Edit", "MultiEdit", "NotebookEdit", "Write")
+    assert CLAUDE_CODE.gated == ("Bash", "Edit", "MultiEdit", "NotebookEdit", "PowerShell", "Write")
     assert GEMINI.gated == ("replace", "run_shell_command", "write_file")
     assert CODEX.gated == ("Bash", "apply_patch")
-    assert COPILOT.gated == ("bash", "create", "edit")
+    assert COPILOT.gated == ("bash", "create", "edit", "powershell")
 
 
 def test_a_tool_name_two_clients_give_different_keys_reads_either():
@@ -644,6 +662,19 @@ def test_copilot_input_typed_into_a_running_shell_is_denied(tool):
     raw["toolName"], raw["toolArgs"] = tool, {"shellId": "1", "input": "touch canary\n"}
     answer = copilot(json.dumps(raw))
     assert answer["permissionDecision"] == "deny" and "running shell" in answer["permissionDecisionReason"]
+
+
+def test_a_powershell_command_is_denied_as_a_shell_bash_policy_cannot_read():
+    """Claude Code's PowerShell tool and Copilot's powershell run commands no
+    bash reading judges (red team RT-F): denied, whatever they say."""
+    raw = json.loads(fixture("claude-code", "bash_readonly"))
+    raw["tool_name"], raw["tool_input"] = "PowerShell", {"command": "Get-ChildItem"}
+    action, reason = claude(json.dumps(raw))
+    assert action == "deny" and "PowerShell" in reason and "bash tool" in reason
+    raw = json.loads(fixture("copilot", "bash_readonly"))
+    raw["toolName"], raw["toolArgs"] = "powershell", {"command": "Remove-Item -Recurse x"}
+    answer = copilot(json.dumps(raw))
+    assert answer["permissionDecision"] == "deny" and "PowerShell" in answer["permissionDecisionReason"]
 
 
 def test_copilot_rewrites_only_when_it_answers_allow():

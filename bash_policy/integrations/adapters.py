@@ -133,7 +133,7 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
     # A gate installed for plan mode treats a mode it cannot classify as plan.
     unknown_mode = harness.mode is not None and not own_plan_mode and mode not in harness.known_modes
     enforced = opts.always or own_plan_mode or unknown_mode or harness.mode is None
-    if permission not in ("shell", "edit", "patch", "shell_input") or not enforced:
+    if permission not in ("shell", "edit", "patch", "shell_input", "foreign_shell") or not enforced:
         return _no_opinion(harness)
     cwd = os.path.abspath(_text(event.get("cwd") or os.getcwd(), "the event's cwd"))
     plan_files = tuple(opts.plan_files) or harness.plan_files(event, env)

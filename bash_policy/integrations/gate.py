@@ -183,6 +183,7 @@ def plan_rules(plan_files: Sequence[str], read_only_agents: Sequence[str] = READ
         Rule("task", "*", DENY),
         *(Rule("task", agent, ALLOW) for agent in read_only_agents),
         Rule("shell_input", "*", DENY),
+        Rule("foreign_shell", "*", DENY),
         Rule("plan_enter", "*", DENY),
         Rule("plan_exit", "*", ALLOW),
     )
@@ -372,6 +373,9 @@ class PlanGate:
         elif permission == "shell_input":
             why = ("shell_input: text typed into a running shell is a command the check never sees; "
                    "run it as a command of its own")
+        elif permission == "foreign_shell":
+            why = ("foreign_shell: a PowerShell command; bash-policy reads bash only, "
+                   "so run the command through the bash tool")
         else:
             why = f"{permission}: not allowed in plan mode"
         return self._with_way_out(why)

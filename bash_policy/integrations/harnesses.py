@@ -77,9 +77,18 @@ class Harness:
 
     @property
     def gated(self) -> tuple[str, ...]:
-        """The tools the hook decides on: shell commands, file writes, patches."""
+        """The tools the hook decides on: shell commands, file writes, patches,
+        and the shells it cannot read."""
         return tuple(sorted(t for t, (perm, _) in self.tools.items()
-                            if perm in ("shell", "edit", "patch")))
+                            if perm in ("shell", "edit", "patch", "foreign_shell")))
+
+
+def _literal(path: str) -> bool:
+    """A path the gate's wildcard patterns match as itself: a plan file's
+    name comes from the event, its transcript or the environment, and a `*`
+    there would let one session write every session's plan, or any file
+    (red team RT-F)."""
+    return os.path.isabs(path) and not any(c in path for c in "*?\0")
 
 
 def _claude_plan_file(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
@@ -107,7 +116,7 @@ def _claude_plan_file(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple
                     found = attachment["planFilePath"]
     except OSError:
         return ()
-    return (found,) if found and os.path.isabs(found) and "\0" not in found else ()
+    return (found,) if found and _literal(found) else ()
 
 
 def _claude_way_out(env: Mapping[str, str], own_plan_mode: bool) -> str:
@@ -182,7 +191,7 @@ def _gemini_plan_files(event: Mapping[str, Any], env: Mapping[str, str]) -> tupl
     """Gemini CLI's plans directory for this session, which it passes to
     hooks as $GEMINI_PLANS_DIR (its own plan mode writes plans there)."""
     plans = env.get("GEMINI_PLANS_DIR", "")
-    return (plans.rstrip("/") + "/*.md",) if os.path.isabs(plans) and "\0" not in plans else ()
+    return (plans.rstrip("/") + "/*.md",) if _literal(plans) else ()
 
 
 def _gemini_way_out(env: Mapping[str, str], own_plan_mode: bool) -> str:
@@ -267,10 +276,10 @@ def _copilot_plan_file(event: Mapping[str, Any], env: Mapping[str, str]) -> tupl
     `~/.copilot/session-state/SESSION/plan.md`, SESSION being the event's
     `sessionId` (1.0.102 names it in the plan-mode prompt)."""
     session = event.get("sessionId")
-    if not isinstance(session, str) or not session or "/" in session or "\0" in session \
-            or session in (".", ".."):
+    if not isinstance(session, str) or not re.fullmatch(r"[A-Za-z0-9_-]+", session):
         return ()
-    return (str(_copilot_home(env) / "session-state" / session / "plan.md"),)
+    path = str(_copilot_home(env) / "session-state" / session / "plan.md")
+    return (path,) if _literal(path) else ()
 
 
 def _copilot_way_out(env: Mapping[str, str], own_plan_mode: bool) -> str:
@@ -325,7 +334,7 @@ def _qwen_plan_file(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[s
     if not env.get("QWEN_HOME") and not env.get("HOME"):
         return ()
     home = str(_qwen_home(env))
-    return (os.path.join(home, "plans", f"{session}.md"),) if os.path.isabs(home) and "\0" not in home else ()
+    return (os.path.join(home, "plans", f"{session}.md"),) if _literal(home) else ()
 
 
 def _qwen_way_out(env: Mapping[str, str], own_plan_mode: bool) -> str:
@@ -342,6 +351,8 @@ CLAUDE_CODE = Harness(
     event="PreToolUse",
     tools={
         "Bash": ("shell", "command"),
+        # 2.1.332 has a PowerShell tool (CLAUDE_CODE_USE_POWERSHELL_TOOL, also on Linux).
+        "PowerShell": ("foreign_shell", None),
         **{tool: ("edit", "file_path") for tool in ("Write", "Edit", "MultiEdit")},
         "NotebookEdit": ("edit", "notebook_path"),
         "Read": ("read", "file_path"),
@@ -430,7 +441,8 @@ COPILOT = Harness(
     name="copilot",
     client="GitHub Copilot CLI",
     event="preToolUse",
-    tools={"bash": ("shell", "command"), **{tool: ("edit", "path") for tool in ("create", "edit")},
+    tools={"bash": ("shell", "command"), "powershell": ("foreign_shell", None),  # its shell on Windows
+           **{tool: ("edit", "path") for tool in ("create", "edit")},
            "view": ("read", "path"), **{tool: ("search", None) for tool in ("grep", "glob")},
            "task": ("task", "agent_type"),
            # Input for a shell a bash call left running: commands the check never sees.

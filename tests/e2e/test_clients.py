@@ -140,7 +140,7 @@ class Session:
 
     def _claude(self, hook: str, mode: str):
         entry = {"type": "command", "command": hook, **HARNESSES["claude-code"].hook_fields}
-        snippet = {"hooks": {"PreToolUse": [{"matcher": "Bash|Edit|MultiEdit|NotebookEdit|Write",
+        snippet = {"hooks": {"PreToolUse": [{"matcher": "|".join(HARNESSES["claude-code"].gated),
                                              "hooks": [entry]}]}}
         (self.project / ".claude").mkdir(exist_ok=True)
         (self.project / ".claude" / "settings.json").write_text(json.dumps(snippet))
