@@ -100,10 +100,29 @@ class Parser(argparse.ArgumentParser):
 
 
 def _directory(value: str) -> str:
+    """An absolute directory; a relative one (the default `.` included) is
+    taken from the logical $PWD, as the shell that runs the command takes
+    `cd ..` and a program its `pwd` (red team RT-E: with the physical path,
+    `cd .. && git status` in a linked directory was judged in the wrong
+    repository)."""
     if not os.path.isdir(value):
         reason = "does not exist" if not os.path.exists(value) else "is not a directory"
         raise argparse.ArgumentTypeError(f"{value!r} {reason}")
-    return os.path.abspath(value)
+    return os.path.abspath(value) if os.path.isabs(value) else os.path.normpath(
+        os.path.join(_logical_cwd(), value))
+
+
+def _logical_cwd() -> str:
+    """$PWD where bash would keep it: absolute, without `.` or `..`
+    components, naming the current directory; else getcwd()."""
+    pwd = os.environ.get("PWD", "")
+    try:
+        if (os.path.isabs(pwd) and "\0" not in pwd and not {".", ".."} & set(pwd.split("/"))
+                and os.path.samefile(pwd, ".")):
+            return pwd
+    except (OSError, ValueError):
+        pass
+    return os.getcwd()
 
 
 def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:

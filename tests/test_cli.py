@@ -460,3 +460,21 @@ def test_the_pre_commit_hook_runs_only_when_corpora_or_config_change():
         assert pattern.search(path), path
     for path in ("src/app.py", "README.md", "corpora/notes.md", "sub/bash-policy.toml.bak"):
         assert not pattern.search(path), path
+
+
+@pytest.mark.parametrize("given", [[], ["--cwd", "."], ["--cwd", "sub/.."]])
+def test_the_default_directory_is_the_logical_pwd(tmp_path, monkeypatch, given):
+    """Run from a linked directory, the shell's `cd ..` and a program's
+    `pwd` follow $PWD, not getcwd(): the checker judges there too (red team
+    RT-E: `cd .. && git status` ran the fsmonitor of the repository the
+    link sits in)."""
+    repo, elsewhere = tmp_path / "repo", tmp_path / "elsewhere" / "dir"
+    (elsewhere / "sub").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "config", "core.fsmonitor", "touch pwned; true"], check=True)
+    (repo / "lnk").symlink_to(elsewhere)
+    monkeypatch.chdir(repo / "lnk")
+    monkeypatch.setenv("PWD", str(repo / "lnk"))
+    assert main(["check", *given, "cd .. && git status"]) == 1
+    monkeypatch.setenv("PWD", str(repo / "lnk" / ".." / "lnk"))  # not one bash keeps: getcwd() is used
+    assert main(["check", *given, "cd .. && git status"]) == 0

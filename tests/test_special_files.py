@@ -258,8 +258,10 @@ def test_a_checksum_list_naming_a_fifo_denies(tmp_path):
     os.mkfifo(tmp_path / "ff")
     for line in ("d41d8cd98f00b204e9800998ecf8427e  ff", "d41d8cd98f00b204e9800998ecf8427e ff",
                  "d41d8cd98f00b204e9800998ecf8427e *ff", "MD5 (ff) = d41d8cd98f00b204e9800998ecf8427e",
-                 "\\d41d8cd98f00b204e9800998ecf8427e  f\\\\f", "d41d8cd98f00b204e9800998ecf8427e  ff\0x"):
-        (tmp_path / "bad.md5").write_text(f"764efa883dda1e11db47671c4a3bbd9e  a.txt\n{line}\n")
+                 "\\d41d8cd98f00b204e9800998ecf8427e  f\\\\f", "d41d8cd98f00b204e9800998ecf8427e  ff\0x",
+                 # coreutils drops the CR of a CRLF line (red team RT-E)
+                 "d41d8cd98f00b204e9800998ecf8427e  ff\r"):
+        (tmp_path / "bad.md5").write_bytes(f"764efa883dda1e11db47671c4a3bbd9e  a.txt\n{line}\n".encode())
         if "\\\\" in line:
             os.mkfifo(tmp_path / "f\\f")
         assert codes("md5sum -c bad.md5", tmp_path) == ["BP603"], line

@@ -103,8 +103,11 @@ def _names(line: str) -> set[str]:
     found: set[str] = set()
     if "\0" in line:   # `HASH  ff\0...` opened ff (tried): also read the line cut at the NUL
         found |= _names(line.split("\0", 1)[0])
-    for pattern in (_GNU, _TAG):
-        match = pattern.fullmatch(line) or pattern.fullmatch(line.rstrip("\r"))
+    # coreutils drops one CR before the newline (red team RT-E: `HASH  ff\r` opened ff);
+    # the line as it is stays too, more rather than fewer.
+    spellings = (line, line[:-1]) if line.endswith("\r") else (line,)
+    matches = (pattern.fullmatch(text) for pattern in (_GNU, _TAG) for text in spellings)
+    for match in matches:
         if match is None:
             continue
         rest = match[2]

@@ -451,16 +451,32 @@ class SysctlPath(Problem):
     word: Word
 
 
-@rule("sysctl_read_only", codes=[Code.BP406], deny=["sysctl kernel.hostname=evil", "sysctl vm/../../../tmp/f"],
-      allow=["sysctl -a", "sysctl kernel.hostname", "sysctl -n vm.swappiness net.core.somaxconn"])
+@dataclass(frozen=True)
+class SysctlComputed(Problem):
+    code = Code.BP406
+    effect = Effect.STATE
+    message_format = ("`sysctl {word.text}` is expanded by bash: a file or value named `NAME=VALUE` "
+                      "becomes an operand that sets the parameter")
+    hint_format = "name the parameters, or filter the list: sysctl -a | grep PATTERN"
+    word: Word
+
+
+@rule("sysctl_read_only", codes=[Code.BP406],
+      deny=["sysctl kernel.hostname=evil", "sysctl vm/../../../tmp/f", "sysctl kernel.*", "sysctl -- *"],
+      allow=["sysctl -a", "sysctl kernel.hostname", "sysctl -n vm.swappiness net.core.somaxconn",
+             "sysctl 'kernel.*'"])
 def sysctl_read_only(inv, ctx) -> None:
     """sysctl operands that set a parameter (`NAME=VALUE`), or that climb out of /proc/sys.
     procps-ng 4.0.2 writes any operand holding `=` (tried: no -w needed), and
     reads /proc/sys/NAME with `.` read as `/`: it refuses a path that leaves
-    /proc/sys, older and other sysctls need not."""
+    /proc/sys, older and other sysctls need not.  A glob or expansion may
+    become such an operand (red team RT-E: `sysctl k*` beside a file named
+    `kernel.domainname=x` wrote it)."""
     for word in inv.positionals:
         text = word.value or ""
-        if "=" in text:
+        if word.value is None or word.expansions:
+            ctx.deny(SysctlComputed(word), word.span)
+        elif "=" in text:
             ctx.deny(SysctlWrites(word, text.split("=", 1)[0]), word.span)
         elif ".." in text.split("/"):
             ctx.deny(SysctlPath(word), word.span)
