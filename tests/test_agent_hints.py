@@ -10,7 +10,6 @@ CASES = [
      "find . -name '*.ts' | xargs rg -l -- foo"),
     ("git ls-files -z | xargs -0 rg -c foo", "xargs rg -c -- foo",
      "git ls-files -z | xargs -0 rg -c -- foo"),
-    ("grep -rn TODO --include=*.go .", "--include='*.go'", "grep -rn TODO --include='*.go' ."),
     ("rg $PATTERN src", 'rg -- "$PATTERN" src', 'rg -- "$PATTERN" src'),
     ("gh api repos/o/r/issues?state=open", "'repos/o/r/issues?state=open'",
      "gh api 'repos/o/r/issues?state=open'"),

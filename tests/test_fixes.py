@@ -79,7 +79,7 @@ def test_each_denials_fix_resolves_that_denial_and_adds_none():
     ("rg foo -*.py", "rg foo -- -*.py", UNSAFE),                  # names that always start with `-`
     ("rg foo *.py -n", "rg foo ./*.py -n", UNSAFE),               # a flag follows: `--` would eat it
     ("rg -g *.py foo", "rg -g '*.py' foo", SAFE),                 # a flag's pattern is quoted
-    ("grep -r --include=*.py foo .", "grep -r --include='*.py' foo .", SAFE),
+    ("grep -r --include *.py foo .", "grep -r --include '*.py' foo .", SAFE),
     ("find . -name *.py", "find . -name '*.py'", SAFE),
     ("rg foo > out", "rg foo", UNSAFE),                           # a write redirection is dropped
     ("> out rg foo", "rg foo", UNSAFE),

@@ -439,7 +439,12 @@ class ArgvReader:
         ctx = self.ctx
         read = any(rule.reads is None or bool(rule.reads & set(flag.names))
                    for rule in map(rules.get, self.spec.hooks))
-        if GLOB in {e.kind for e in holder.expansions}:
+        kinds = {e.kind for e in holder.expansions}
+        if kinds == {GLOB} and holder is word and not read and _shapes_output(flag):
+            # `--include=*.py`: every word the glob gives starts with `--include=`, so
+            # each is this flag again, with a value that only shapes output.
+            self.record(flag, name, None, word, holder, known=False)
+        elif GLOB in kinds:
             flag_text = holder.prefix[:len(name) + (holder.prefix[len(name):len(name) + 1] == "=")]
             ctx.deny(GlobAsValue(holder, name, fix=fixes.quote_pattern(holder, flag_text if holder is word else "",
                                                                        flag.metavar)), holder.span)
@@ -681,3 +686,10 @@ class ArgvReader:
     def opened(self) -> list[Word]:
         """The operands the program may open as files (judge/operands.py)."""
         return operands.opened(self)
+
+
+def _shapes_output(flag: Flag) -> bool:
+    """A flag whose value, whatever it is, names no file, no command and no
+    choice: its value only shapes what the program prints."""
+    return (flag.choices is None and not flag.reads and not flag.reads_stdin and not flag.runs
+            and not flag.operands_from and not flag.separator)
