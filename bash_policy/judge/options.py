@@ -110,6 +110,18 @@ class GlobAsValue(Problem):
 
 
 @dataclass(frozen=True)
+class ValueMayBeEmpty(Problem):
+    code = Code.BP201
+    rule = EXPANSION
+    message_format = ("`{word.text}`: the value attached to {name} may expand to nothing, and then {program} "
+                      "takes the next word as the value of {name}, and reads the words after it differently")
+    hint_format = "write the value literally, or give it as a word of its own: {name} \"VALUE\""
+    word: Word
+    name: str
+    program: str
+
+
+@dataclass(frozen=True)
 class GlobAsNextValue(Problem):
     code = Code.BP203
     rule = EXPANSION
@@ -440,9 +452,12 @@ class ArgvReader:
         read = any(rule.reads is None or bool(rule.reads & set(flag.names))
                    for rule in map(rules.get, self.spec.hooks))
         kinds = {e.kind for e in holder.expansions}
-        if kinds == {GLOB} and holder is word and not read and _shapes_output(flag):
+        if kinds == {GLOB} and holder is word and word.prefix.startswith("--") and not read \
+                and _shapes_output(flag):
             # `--include=*.py`: every word the glob gives starts with `--include=`, so
-            # each is this flag again, with a value that only shapes output.
+            # each is this flag again, with a value that only shapes output.  Not
+            # `-g*`: a file named `-g` would make the next word its value, and a
+            # `--` there would free the words after it to be flags.
             self.record(flag, name, None, word, holder, known=False)
         elif GLOB in kinds:
             flag_text = holder.prefix[:len(name) + (holder.prefix[len(name):len(name) + 1] == "=")]
@@ -453,6 +468,11 @@ class ArgvReader:
             ctx.deny_word(holder, f"as the value of {name}")
         elif flag.choices is not None or read:
             ctx.deny(ComputedValueChecked(self.spec.display, name, bool(flag.choices)), holder.span)
+        elif (holder is word and not word.prefix.startswith("--") and flag.value not in ("optional", "attached")
+              and self.i < len(self.words) and shapes.may_be_empty_after_prefix(word)):
+            # Empty, `-g` takes the next word as its value: `rg -g"$(echo)" -- --pre=sh x`
+            # gave `--` to -g and left --pre=sh a flag.
+            ctx.deny(ValueMayBeEmpty(word, name, self.spec.display), word.span)
         else:
             self.record(flag, name, None, word, holder, known=False)
 

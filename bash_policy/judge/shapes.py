@@ -161,6 +161,20 @@ def dash_safe(word: Word, source: str, variables: dict[str, Variable]) -> bool:
     return False
 
 
+def may_be_empty_after_prefix(word: Word) -> bool:
+    """Whether what follows the literal prefix of `word` (`-g` in `-g"$x"`)
+    may expand to nothing: no literal text after it, and no expansion that
+    always gives something (arithmetic's digits, a process substitution's
+    /dev/fd path, a path find fills in).  Quotes and backslashes are not
+    counted as text, so an escaped character errs toward empty."""
+    if any(e.kind in (ARITHMETIC, PROCESS_SUB, FOUND, FOUND_PATHS) for e in word.expansions):
+        return False
+    start = word.span.start
+    outside = "".join(c for i, c in enumerate(word.text)
+                      if not any(e.span.start <= start + i < e.span.end for e in word.expansions))
+    return len(outside.replace('"', "").replace("'", "").replace("\\", "")) <= len(word.prefix)
+
+
 def plus_safe(word: Word, source: str) -> bool:
     """For a program that reads `+X` words as options too (lsof): whether no
     word `word` becomes can start with `+`.  A literal prefix that does not, a
