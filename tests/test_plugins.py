@@ -192,6 +192,21 @@ def test_the_pi_extension_in_plan_mode(tmp_path):
 
 
 @needs_node
+@pytest.mark.parametrize("where", ["repository", "outside"])
+def test_a_plans_directory_that_is_a_link_takes_no_write(tmp_path, where):
+    """A repository that ships .pi/plans as a link would point plan writes
+    at itself, or at ~/.pi/agent, whose AGENTS.md later sessions read (red
+    team RT-H)."""
+    outside = tmp_path.parent / f"{tmp_path.name}-agent"
+    outside.mkdir()
+    (tmp_path / ".pi").mkdir()
+    (tmp_path / ".pi" / "plans").symlink_to("../" if where == "repository" else outside)
+    out = run_plugin(tmp_path, printed("pi"), PI % {"flag": "true", "cwd": json.dumps(str(tmp_path))})
+    assert out["plan"]["result"]["block"] is True and "is a link" in out["plan"]["result"]["reason"]
+    assert out["allowed"]["result"] is None  # bash is judged as ever
+
+
+@needs_node
 def test_the_pi_extension_outside_plan_mode_and_with_a_missing_checker(tmp_path):
     plugin = printed("pi")
     out = run_plugin(tmp_path, plugin, PI % {"flag": "false", "cwd": json.dumps(str(tmp_path))})

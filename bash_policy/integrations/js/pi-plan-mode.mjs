@@ -19,7 +19,7 @@
 // the model from changing things, and the user, who can leave plan mode with
 // one keystroke anyway, decides for themselves.
 import { lstatSync, realpathSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { BashPolicy, denialMessage } from "./serve-client.mjs"; // bash-policy: client
 
 const SETTINGS = {}; // bash-policy: settings
@@ -63,12 +63,38 @@ function realTarget(path) {
   }
 }
 
+// A link on the way from the session's directory to a relative plans
+// directory: a repository that ships `.pi/plans` as a link would point plan
+// writes anywhere (red team RT-H: at the repository itself, or at
+// ~/.pi/agent, whose AGENTS.md every later session reads).  An absolute
+// plansDir is the user's own setting and is taken as it is.
+function linkOnTheWay(cwd, plansDir) {
+  if (isAbsolute(plansDir)) return null;
+  let dir = realTarget(cwd);
+  if (dir === null) return `${cwd} cannot be resolved`;
+  for (const part of plansDir.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") return `${plansDir} leaves the session's directory`;
+    dir = join(dir, part);
+    let info;
+    try {
+      info = lstatSync(dir);
+    } catch {
+      return null; // not there yet: nothing below it is a link either
+    }
+    if (info.isSymbolicLink()) return `${dir} is a link, which the repository may have set`;
+  }
+  return null;
+}
+
 // Why a write to `path` is refused, or null when it is a plan file.  Paths
 // that pi would read differently than node:path does (`@`, `~`, file: URLs,
 // unusual spaces and other non-ASCII text) are refused rather than guessed.
 function notAPlanFile(path, cwd, plansDir) {
   if (typeof path !== "string" || path === "") return "the call names no path";
   if (!/^[\x20-\x7e]+$/.test(path) || /^[@~]|^file:/.test(path)) return `${path} is not a plain path`;
+  const link = linkOnTheWay(cwd, plansDir);
+  if (link !== null) return `${path}: the plans directory ${plansDir} is not plain (${link})`;
   const plans = realTarget(resolve(cwd, plansDir));
   const target = realTarget(resolve(cwd, path));
   if (plans === null || target === null) return `${path} cannot be resolved`;
