@@ -457,10 +457,11 @@ def run_hook_command(harness, command, raw):
 
 def blocks(harness, proc) -> bool:
     """The client's blocking answer: Copilot's JSON deny, else exit 2 with a
-    reason on stderr (Codex runs the call on exit 2 with nothing there)."""
+    reason on stderr (Codex and Gemini CLI 0.61.0 run the call on exit 2 with
+    nothing there: red team RT-H read hookRunner)."""
     if harness.failure_answers:
         return proc.returncode == 0 and json.loads(proc.stdout)["permissionDecision"] == "deny"
-    return proc.returncode == 2 and (proc.stderr.strip() != "" or harness is not CODEX)
+    return proc.returncode == 2 and (proc.stderr.strip() != "" or harness not in (CODEX, GEMINI))
 
 
 @pytest.mark.parametrize("harness", sorted(HARNESSES))
@@ -478,7 +479,7 @@ def test_print_config_names_the_installed_executable_and_the_printed_command_run
     proc = run_hook_command(record, command, raw)
     assert proc.returncode == 0 and '"deny"' in proc.stdout, proc.stderr
     executable = command.split(" hook ")[0].removeprefix("out=$(")
-    for broken in ("/nonexistent/bash-policy", "sh -c 'kill -9 $$' x"):
+    for broken in ("/nonexistent/bash-policy", "sh -c 'kill -9 $$' x", "sh -c 'exit 1' x"):  # the last silent
         proc = run_hook_command(record, command.replace(executable, broken, 1), raw)
         assert blocks(record, proc), (broken, proc)
 
@@ -501,7 +502,8 @@ def test_snippet_falls_back_to_the_module_when_no_script_is_beside_python(monkey
     monkeypatch.setattr(adapters.sys, "executable", "/opt/py/bin/python3")
     snippet = json.loads(settings_snippet(GEMINI, Options()))
     hook = snippet["hooks"]["BeforeTool"][0]["hooks"][0]
-    assert hook["command"] == "/opt/py/bin/python3 -m bash_policy hook gemini || exit 2"
+    assert hook["command"] == ("/opt/py/bin/python3 -m bash_policy hook gemini || { echo \"bash-policy hook "
+                               "gemini failed (status $?); the tool call is blocked\" >&2; exit 2; }")
     assert hook["name"] == "bash-policy" and hook["timeout"] == 10000
 
 

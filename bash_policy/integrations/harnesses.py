@@ -408,6 +408,10 @@ GEMINI = Harness(
     deadline=8.0,
     rewrite=_gemini_rewrite,
     rewrite_refused=lambda event, env, own: client_rules.gemini(event, env),
+    # 0.61.0 blocks on exit 2 only with text to read: a hook that dies without a word
+    # (a signal) leaves no output, and the call runs (hookRunner, red team RT-H).
+    command_form=("{command} || {{ echo \"bash-policy hook gemini failed (status $?); "
+                  "the tool call is blocked\" >&2; exit 2; }}"),
     profile="gemini",
     project_variable="GEMINI_PROJECT_DIR",
 )

@@ -359,6 +359,17 @@ def test_claude_a_missing_executable_blocks(key, session):
     assert "/nonexistent/bash-policy" in result and not session.canary.exists()
 
 
+@pytest.mark.parametrize("key", CLAUDES)
+def test_claude_a_hook_that_fails_without_a_word_blocks(key, session):
+    """A hook that exits without printing anything (a signal): Claude Code
+    blocks on the snippet's exit 2 with nothing on stderr too."""
+    client = usable(key)
+    command = session.hook_command("claude-code", "--always")
+    silent = "sh -c 'exit 1' x" + command[command.index(" hook "):]
+    session.run(client, "bypassPermissions", [bash("touch canary")], command=silent)
+    assert not session.canary.exists()
+
+
 def _requests_mention(session, text: str) -> bool:
     return any(text in json.dumps(r["body"]) for r in session.model.requests)
 
@@ -479,6 +490,17 @@ def test_gemini_a_missing_executable_blocks(session):
     missing = "/nonexistent/bash-policy" + command[command.index(" hook "):]
     [result] = session.run(client, "yolo", [shell("touch canary")], command=missing)
     assert "/nonexistent/bash-policy" in result and not session.canary.exists()
+
+
+def test_gemini_a_hook_that_fails_without_a_word_blocks(session):
+    """0.61.0 reads a deny from what an exit-2 hook printed, and runs the call
+    when it printed nothing (a hook killed by a signal, red team RT-H): the
+    snippet says why itself."""
+    client = usable("gemini-0.61.0")
+    command = session.hook_command("gemini")
+    silent = "sh -c 'exit 1' x" + command[command.index(" hook "):]
+    [result] = session.run(client, "yolo", [shell("touch canary")], command=silent)
+    assert "bash-policy hook gemini failed (status 1)" in result and not session.canary.exists()
 
 
 # -- Codex CLI -------------------------------------------------------------------------------
