@@ -9,9 +9,11 @@ them: a FIFO anywhere in the tree, or a link to /dev/zero, never ends
 
 from __future__ import annotations
 
+from ...read.model import Span
 from ...records import dataclass
 from ..codes import Code, Effect
 from ..problems import Problem
+from ..verdict import SAFE, Edit, Fix
 from . import rule
 
 
@@ -35,4 +37,7 @@ def grep_dereference_recursive(inv, ctx) -> None:
     -r skips them; -R, which follows links, reads them unless -D skip."""
     recursive = inv.uses("-R")
     if recursive and not inv.has("-D"):
-        ctx.deny(RecursionOpensFifos(inv.spec.display, recursive[0].name), recursive[0].word.span)
+        flag = recursive[0].word.span
+        # Safe: the same operands, and every regular file read as before.
+        fix = Fix((Edit(Span(flag.start, flag.start), "-D skip "),), SAFE)
+        ctx.deny(RecursionOpensFifos(inv.spec.display, recursive[0].name, fix=fix), flag)
