@@ -81,7 +81,7 @@ def test_each_denials_fix_resolves_that_denial_and_adds_none():
     ("rg -g *.py foo", "rg -g '*.py' foo", SAFE),                 # a flag's pattern is quoted
     ("grep -r --include *.py foo .", "grep -r --include '*.py' foo .", SAFE),
     ("find . -name *.py", "find . -name '*.py'", SAFE),
-    ("grep -Rn TODO src", "grep -D skip -Rn TODO src", SAFE),  # -R opens FIFOs it meets
+    ("grep -Rn TODO src", "grep -D skip -Rn TODO src", UNSAFE),  # another argv: -R opens FIFOs it meets
     ("rg foo > out", "rg foo", UNSAFE),                           # a write redirection is dropped
     ("> out rg foo", "rg foo", UNSAFE),
     ("rg foo 2> err.log | head", "rg foo | head", UNSAFE),

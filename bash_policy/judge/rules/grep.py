@@ -13,7 +13,7 @@ from ...read.model import Span
 from ...records import dataclass
 from ..codes import Code, Effect
 from ..problems import Problem
-from ..verdict import SAFE, Edit, Fix
+from ..verdict import UNSAFE, Edit, Fix
 from . import rule
 
 
@@ -38,6 +38,6 @@ def grep_dereference_recursive(inv, ctx) -> None:
     recursive = inv.uses("-R")
     if recursive and not inv.has("-D"):
         flag = recursive[0].word.span
-        # Safe: the same operands, and every regular file read as before.
-        fix = Fix((Edit(Span(flag.start, flag.start), "-D skip "),), SAFE)
+        # Unsafe as ruff means it: the argv changes (every regular file is read as before).
+        fix = Fix((Edit(Span(flag.start, flag.start), "-D skip "),), UNSAFE)
         ctx.deny(RecursionOpensFifos(inv.spec.display, recursive[0].name, fix=fix), flag)
