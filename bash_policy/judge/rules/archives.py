@@ -77,13 +77,24 @@ class DeniedOptionLetter(Problem):
         return self.reason.effect
 
 
+@dataclass(frozen=True)
+class ArchiveNameExpands(Problem):
+    code = Code.BP403
+    effect = Effect.NETWORK
+    message_format = ("`tar {letters} {word.text}`: bash expands the archive's name, and a name with a colon "
+                      "(HOST:FILE) makes tar run rsh or ssh")
+    hint_format = "write the archive's name, or add --force-local"
+    letters: str
+    word: Word
+
+
 def _deny_remote(ctx, word, value: str) -> None:
     ctx.deny(RemoteArchive(value), word.span)
 
 
 @rule("tar_archive", codes=[Code.BP400, Code.BP401, Code.BP403],
-      deny=["tar czf a.tgz src", "tar -tf host:/srv/a.tar", "tar tf host:a.tar"],
-      allow=["tar tzf a.tgz", "tar -tf ./a:b.tar", "tar --force-local -tf a:b.tar"])
+      deny=["tar czf a.tgz src", "tar -tf host:/srv/a.tar", "tar tf host:a.tar", "tar tf l*"],
+      allow=["tar tzf a.tgz", "tar -tf ./a:b.tar", "tar --force-local -tf a:b.tar", "tar tf ./*.tar"])
 def tar_archive(inv, ctx) -> None:
     """tar's old-style first word (`tar xzf`), read letter by letter, and remote archives.
     The first word's letters are options, so `xzf` extracts; `-f HOST:FILE` runs rsh or ssh.
@@ -107,6 +118,10 @@ def tar_archive(inv, ctx) -> None:
             if flag.value == "required":
                 holder = next(values, None)
                 if holder is not None and "-f" in flag.names:
+                    # A glob: `tar tf l*` met `localhost:x.tar`; a slash first (`./*.tar`) is local.
+                    if holder.value is None and not local and "/" not in holder.prefix:
+                        ctx.deny(ArchiveNameExpands(first.value, holder), holder.span)
+                        return
                     archives.append((holder, holder.value))
     if not local:
         for word, value in archives:
