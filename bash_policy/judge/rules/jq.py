@@ -212,7 +212,7 @@ class FilterNotLiteral(Problem):
     word: Word
 
 
-def _special_inputs(inv, ctx, second_values, operands) -> None:
+def _special_inputs(inv, ctx, second_values, operands, command_apart: bool = False) -> None:
     """Input files, and the files --slurpfile/--rawfile read, that are devices,
     FIFOs or kernel files (`jq . /dev/zero` never ends), or standard input, which
     jq also reads without input files.  Operands after --args or --jsonargs are
@@ -223,9 +223,10 @@ def _special_inputs(inv, ctx, second_values, operands) -> None:
     if not inputs and not (inv.has("-n", "--null-input") and "input" not in (operands[0].value or "input")):
         ctx.reads_stdin = True  # no input file: jq reads stdin, with -n still for `input`
     files = inputs + [word for use, word in second_values if _FILE_VALUED.intersection(use.flag.names)]
-    if any(use.value_word is not use.word for use in inv.uses("-o")):
-        # Go yq's `-o FORMAT`: Python yq leaves -o to jq and takes FORMAT as its
-        # filter, so the word Go yq reads as the expression is a file it opens.
+    if command_apart or any(use.value_word is not use.word for use in inv.uses("-o")):
+        # Go yq's `-o FORMAT` or `eval`: Python yq leaves -o to jq and takes FORMAT,
+        # or `eval`, as its filter, so the word Go yq reads as the expression is a
+        # file it opens (`yq e fifo` waited: red team RT-G).
         files.insert(0, operands[0])
     # A FIFO or a link to /dev/stdin in the directory; a device named by its path is denied below, once.
     check_special_operands([w for w in files if not special_operand_in(w, ctx.directories())], ctx)
@@ -255,7 +256,8 @@ def _filter_and_files(inv, ctx, yq: bool):
         if word.value is None:
             ctx.deny(ValueShiftsFilter(word), word.span)
             return None
-    if yq and operands and operands[0].value in _YQ_COMMANDS:
+    command_apart = yq and bool(operands) and operands[0].value in _YQ_COMMANDS
+    if command_apart:
         operands = operands[1:]
     if not operands and only_info(inv):
         return None
@@ -265,7 +267,7 @@ def _filter_and_files(inv, ctx, yq: bool):
     if operands[0].value is None:
         ctx.deny(FilterNotLiteral(operands[0]), operands[0].span)
         return None
-    _special_inputs(inv, ctx, second_values, operands)
+    _special_inputs(inv, ctx, second_values, operands, command_apart)
     return operands[0]
 
 
@@ -286,7 +288,7 @@ def check(inv, ctx, yq: bool = False) -> None:
 
 
 @rule("yq_filter", codes=[Code.BP407, Code.BP403, Code.BP406],
-      deny=["yq env f", "yq 'strenv(HOME)' f", "yq -o json /dev/zero f.yaml"],
+      deny=["yq env f", "yq 'strenv(HOME)' f", "yq -o json /dev/zero f.yaml", "yq e /dev/zero f.yaml"],
       allow=["yq '.a.b' f.yaml", "yq -o json . f.yaml"])
 def check_yq(inv, ctx) -> None:
     """yq filters that read the environment, load files or run commands, and device input files.
