@@ -6,6 +6,8 @@ import os
 import socket
 import subprocess
 
+import pytest
+
 from bash_policy import check
 from bash_policy.repo.files import special_file
 
@@ -267,3 +269,16 @@ def test_a_checksum_list_naming_a_fifo_denies(tmp_path):
         assert codes("md5sum -c bad.md5", tmp_path) == ["BP603"], line
     os.mkfifo(tmp_path / "list")
     assert codes("sha256sum -c list", tmp_path) == ["BP603"]
+
+
+@pytest.mark.parametrize("command", ["unzip -l 'Z/*.zip'", "unzip -Z 'Z/p*'", "zipinfo 'Z/*.zip'",
+                                     "7z l 'Z/*'", "7za t 'Z/p.*'"])
+def test_a_wildcard_the_program_expands_itself_is_looked_at(tmp_path, command):
+    """unzip, zipinfo and 7z expand a quoted pattern themselves and open
+    every match: a FIFO among them blocked, and all three catch SIGTERM (red
+    team RT-G).  A match that is a plain archive passes."""
+    (tmp_path / "Z").mkdir()
+    (tmp_path / "Z" / "z.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    assert codes(command.replace("'Z/*", "'Z/z*").replace("'Z/p", "'Z/z"), tmp_path) == []
+    os.mkfifo(tmp_path / "Z" / "p.zip")
+    assert set(codes(command, tmp_path)) == {"BP603"}

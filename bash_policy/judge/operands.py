@@ -19,7 +19,7 @@ from .codes import Code, Effect
 from .context import Appended, Invocation
 from .problems import FromReason, Problem
 from .rules import engine_rule
-from .rules.files import DeviceValue, check_around, check_special_operands
+from .rules.files import DeviceValue, check_around, check_own_wildcards, check_special_operands
 from .special import special_in, special_operand_in, stdin_in
 from .verdict import SAFE, Edit, Fix
 
@@ -366,6 +366,8 @@ def check_special_files(reader: ArgvReader) -> None:
     for shape, words in around.items():  # `kubectl -f DIR`: the files under DIR
         check_around(words, shape, ctx, spec.display)
     check_around(looked_up(reader), spec.positionals.shape, ctx, spec.display)
+    if spec.positionals.wildcards:
+        check_own_wildcards(looked_up(reader), ctx)
     for word in opened(reader):
         if special_operand_in(word, ctx.directories()):
             ctx.deny(DeviceOperand(spec.display, word), word.span)

@@ -117,6 +117,9 @@ class Positionals:
     # The first operand is a pattern or program, not a file, unless one of
     # these flags gives it (grep's -e and -f); None: every operand may be a file.
     pattern: tuple[str, ...] | None = None
+    # The program expands `*`, `?` and `[...]` in its operands itself (unzip,
+    # zipinfo, 7z): a quoted pattern opens every file it matches.
+    wildcards: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -687,7 +690,7 @@ def _positionals(value: Any, where: str) -> Positionals:
         value = {"role": value}
     if not isinstance(value, Mapping):
         raise SpecError(f"{where}: expected a role name or a table")
-    known = {"role", "max", "over_max", "skip", "appends", "files", "pattern"}
+    known = {"role", "max", "over_max", "skip", "appends", "files", "pattern", "wildcards"}
     unknown = set(value) - known
     if unknown:
         raise SpecError(unknown_key(where, sorted(unknown)[0], known))
@@ -713,7 +716,10 @@ def _positionals(value: Any, where: str) -> Positionals:
     pattern = value.get("pattern")
     if pattern is not None:
         pattern = tuple(_list_of_str(pattern, f"{where}.pattern"))
-    return Positionals(role, maximum, over, skip, appends, files, shape, pattern)
+    wildcards = value.get("wildcards", False)
+    if not isinstance(wildcards, bool):
+        raise SpecError(f"{where}.wildcards: must be true or false")
+    return Positionals(role, maximum, over, skip, appends, files, shape, pattern, wildcards)
 
 
 def _list_of_flags(value: Any, where: str) -> list[Any]:

@@ -228,6 +228,22 @@ def _check_path(word, path: str, ctx) -> bool:
     return True
 
 
+def check_own_wildcards(words, ctx) -> None:
+    """Operands with `*`, `?` or `[` for a program that expands them itself
+    (spec `wildcards`: `unzip -l 'Z/*.zip'` opened a FIFO that matched, red
+    team RT-G): each match is looked at as a glob's would be.  Without a
+    working directory a relative one is not looked up, as for other names."""
+    for word in words:
+        value = word.value
+        if value is None or not any(c in value for c in "*?["):
+            continue
+        text = "".join("\\" + c if c in "\\'\"" else c for c in value)  # only the program's wildcards
+        directories = ["/"] if value.startswith("/") else sorted(d for d in ctx.directories() if d is not None)
+        for directory in directories:
+            if _check_glob(word, text, directory, ctx):
+                return
+
+
 def check_around(words, shape: str, ctx, display: str) -> None:
     """What a program opens beyond the file a word names (spec READ_SHAPES):
     for "directory", every file in or under the directory the word names
