@@ -40,6 +40,13 @@ def fixture_directories_exist(monkeypatch):
                         lambda path: None if path.startswith("/home/user/project") else real(path))
 
 
+@pytest.fixture(autouse=True)
+def brief_plan_file_wait(monkeypatch):
+    """Writes with no plan file known wait for one (adapters.PLAN_FILE_WAIT);
+    the tests of such writes need not wait as long."""
+    monkeypatch.setattr(adapters, "PLAN_FILE_WAIT", 0.1)
+
+
 def test_a_missing_shell_directory_blocks_as_serve_refuses_it(monkeypatch, tmp_path):
     from bash_policy.integrations.serve import Policies, answer
 
@@ -177,6 +184,23 @@ def test_claude_code_plan_file_is_the_one_this_session_was_given(tmp_path):
     action, reason = claude(event("claude-code", "write_plan", transcript_path=log,
                                   file_path=other), Options())
     assert action == "deny" and mine in reason
+
+
+def test_a_plan_file_named_in_the_transcript_a_moment_later_is_found(tmp_path, monkeypatch):
+    """Claude Code writes the transcript line that names the plan file on its
+    own time: under load 2.1.197 asked for the plan's first write before it
+    (e2e, in CI).  A write with no plan file known looks again for a while."""
+    import threading
+
+    monkeypatch.setattr(adapters, "PLAN_FILE_WAIT", 5.0)
+    mine = str(tmp_path / "plans/brave-otter.md")
+    log = transcript(tmp_path, {"type": "user", "message": {"content": "hi"}})
+    late = threading.Timer(0.3, lambda: open(log, "a").write(json.dumps(plan_mode(mine)) + "\n"))
+    late.start()
+    try:
+        assert claude(event("claude-code", "write_plan", transcript_path=log, file_path=mine), Options()) is None
+    finally:
+        late.join()
 
 
 def test_a_plan_path_quoted_in_the_conversation_is_not_the_plan_file(tmp_path):

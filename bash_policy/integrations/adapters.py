@@ -136,7 +136,7 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
     if permission not in ("shell", "edit", "patch", "shell_input", "foreign_shell") or not enforced:
         return _no_opinion(harness)
     cwd = os.path.abspath(_text(event.get("cwd") or os.getcwd(), "the event's cwd"))
-    plan_files = tuple(opts.plan_files) or harness.plan_files(event, env)
+    plan_files = tuple(opts.plan_files) or _plan_files(harness, event, env, permission)
     way_out = opts.way_out or (
         _unknown_mode_way_out(harness, mode) if unknown_mode and not opts.always
         else harness.way_out(env, own_plan_mode))
@@ -188,6 +188,26 @@ def _decide(harness: Harness, event: dict, opts: Options, env: Mapping[str, str]
         reason += (f"\n(bash-policy knows no plan file for this {harness.client} session; "
                    "the hook's --plan-file GLOB names one)")
     return _answer(harness, DENY, f"{DECISION_NOTE}\n{reason}")
+
+
+# A write with no plan file known yet is looked for again this long: Claude Code
+# writes the transcript line that names the plan file on its own time, and on a
+# loaded machine 2.1.197 asked for the plan's first write before that line was
+# there (its e2e test, in CI).  Shell calls are not held back.
+PLAN_FILE_WAIT = 2.0
+
+
+def _plan_files(harness: Harness, event: dict, env: Mapping[str, str], permission: str) -> tuple[str, ...]:
+    found = harness.plan_files(event, env)
+    if found or permission != "edit":
+        return found
+    import time
+
+    deadline = time.monotonic() + PLAN_FILE_WAIT
+    while not found and time.monotonic() < deadline:
+        time.sleep(0.05)
+        found = harness.plan_files(event, env)
+    return found
 
 
 def _unknown_mode_way_out(harness: Harness, mode: Any) -> str:
