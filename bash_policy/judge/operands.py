@@ -332,6 +332,9 @@ def check_positionals(reader: ArgvReader) -> None:
         return
     culprit = expanding[0] if expanding else pos[limit]
     over = spec.positionals.over_max
+    if (over is not None and over.effect is Effect.WRITE and not expanding
+            and all(w.value == "/dev/null" for w in pos[limit:])):
+        return  # `uniq f.txt /dev/null`: written where `> /dev/null` writes
     if over is not None:
         ctx.deny(OverMax(over, spec.display), culprit.span)
     elif expanding:
