@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..read.model import GLOB, Span, Word
+from ..read.model import FOUND_PATHS, GLOB, Expansion, Span, Word
 from ..records import dataclass
 from . import fixes, operands, rules, shapes
 from .argv import NeedsEnvironment
@@ -687,8 +687,20 @@ class ArgvReader:
                 self.ctx.reads_stdin = True
                 self.ctx.names_stdin = self.ctx.names_stdin or use == "named"
             operands.check_special_files(self)
-        for hook in self.spec.hooks:
-            self.ctx.run_rule(hook, self.inv)
+        wrapper = self.appended.wrapper if self.appended is not None else None
+        appended = wrapper is not None and not has_sub and bool(self.spec.hooks)
+        if appended:
+            # The program's rules see the operands xargs appends as one operand they
+            # cannot know: `echo f | xargs gzip --` replaced f (red team RT-I).
+            name = self.inv.words[0]
+            self.inv.positionals.append(Word(f"<operands {wrapper} appends>", name.span, None,
+                                             (Expansion(FOUND_PATHS, name.span),)))
+        try:
+            for hook in self.spec.hooks:
+                self.ctx.run_rule(hook, self.inv)
+        finally:
+            if appended:
+                self.inv.positionals.pop()
 
     def check_modes(self) -> None:
         """Two different modes where the program refuses them (`combine = "error"`):
