@@ -169,14 +169,31 @@ def glob_matches(directory: str, text: str) -> list[str] | None:
     return paths
 
 
+@dataclass(frozen=True)
+class NameInEveryDirectory(Problem):
+    code = Code.BP406
+    effect = Effect.HANG
+    message_format = ("`{word.text}` under find -execdir is opened in the directory of every file find "
+                      "matches, which the checker cannot look at (a FIFO there blocks)")
+    hint_format = "name it by its absolute path, or run the command with -exec from here"
+    word: Word
+
+
 def check_special_operands(positionals, ctx) -> None:
     """Deny each literal or glob operand that resolves to a special file in a
     directory the segment may run in; one that links to /dev/stdin reads
     standard input.  `"$PWD/x"` is read with the directory written in (bash
     sets PWD to it).  The engine calls it for programs whose operands are read;
     a relative path in a directory the checker does not know (no cwd) is not
-    looked up, an absolute one always is."""
+    looked up, an absolute one always is.  Under `find -execdir` a relative
+    name is opened in every directory find matches in: denied (red team RT-I:
+    `find dp -name f1 -execdir cat f1 \\;` read a FIFO there)."""
     known = sorted(d for d in ctx.directories() if d is not None)
+    if ctx.elsewhere and ctx.cwd is not None:
+        for word in positionals:
+            if word.value is not None and word.value not in ("-", "") and not word.value.startswith("/"):
+                ctx.deny(NameInEveryDirectory(word), word.span)
+                return
     for word in positionals:
         absolute = word.value is not None and word.value.startswith("/")
         for directory in (["/"] if absolute else known):
