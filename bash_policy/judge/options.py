@@ -688,7 +688,8 @@ class ArgvReader:
                 self.ctx.names_stdin = self.ctx.names_stdin or use == "named"
             operands.check_special_files(self)
         wrapper = self.appended.wrapper if self.appended is not None else None
-        appended = wrapper is not None and not has_sub and bool(self.spec.hooks)
+        appended = (wrapper is not None and not has_sub and bool(self.spec.hooks)
+                    and self.spec.positionals.role == "read")
         if appended:
             # The program's rules see the operands xargs appends as one operand they
             # cannot know: `echo f | xargs gzip --` replaced f (red team RT-I).

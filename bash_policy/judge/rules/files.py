@@ -171,8 +171,9 @@ def glob_matches(directory: str, text: str) -> list[str] | None:
 
 @dataclass(frozen=True)
 class NameInEveryDirectory(Problem):
-    code = Code.BP406
+    code = Code.BP603
     effect = Effect.HANG
+    rule = SPECIAL
     message_format = ("`{word.text}` under find -execdir is opened in the directory of every file find "
                       "matches, which the checker cannot look at (a FIFO there blocks)")
     hint_format = "name it by its absolute path, or run the command with -exec from here"
