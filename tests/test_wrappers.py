@@ -58,3 +58,21 @@ def test_env_assignments_follow_the_policy_allowlist():
 def test_command_describes_names_without_checking_them():
     assert check("command -v python3 make rm").allowed
     assert "BP300" in _codes("command rm")
+
+
+def test_no_program_fails_on_the_operands_xargs_appends():
+    """The rules of a program see xargs' operands as one they cannot know
+    (red team RT-I: `echo victim | xargs gzip --` replaced victim): none may
+    fail on it, under any program or subcommand."""
+    policy, failed = Policy.default(), []
+    for name in sorted(policy.program_names()):
+        spec = policy.spec(name)
+        if spec.denied is not None:
+            continue
+        subs = [f" {s}" for s, sub in spec.subcommands.items() if sub.denied is None] or [""]
+        for sub in subs:
+            for command in (f"find . -print0 | xargs -0 {name}{sub} --", f"echo x | xargs {name}{sub}"):
+                if any(d.code == "BP107" for d in check(command, cwd="/tmp").denials):
+                    failed.append(command)
+    assert failed == []
+    assert not check("echo victim | xargs gzip --", cwd="/tmp").allowed
