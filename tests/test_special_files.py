@@ -282,3 +282,16 @@ def test_a_wildcard_the_program_expands_itself_is_looked_at(tmp_path, command):
     assert codes(command.replace("'Z/*", "'Z/z*").replace("'Z/p", "'Z/z"), tmp_path) == []
     os.mkfifo(tmp_path / "Z" / "p.zip")
     assert set(codes(command, tmp_path)) == {"BP603"}
+
+
+@pytest.mark.parametrize("command", ["diff f1 dp", "diff dp f1", "diff -u f1 dp/", "diff --to-file=dp f1"])
+def test_diff_of_a_file_and_a_directory_opens_the_file_of_its_name_there(tmp_path, command):
+    """GNU diffutils 3.8 compares FILE with DIR/FILE: a FIFO there blocked
+    (red team RT-I); a plain file there passes."""
+    (tmp_path / "f1").write_text("a\n")
+    (tmp_path / "dp").mkdir()
+    (tmp_path / "dp" / "f1").write_text("b\n")
+    assert codes(command, tmp_path) == []
+    (tmp_path / "dp" / "f1").unlink()
+    os.mkfifo(tmp_path / "dp" / "f1")
+    assert codes(command, tmp_path) == ["BP603"]
