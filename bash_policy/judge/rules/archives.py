@@ -93,7 +93,8 @@ def _deny_remote(ctx, word, value: str) -> None:
 
 
 @rule("tar_archive", codes=[Code.BP400, Code.BP401, Code.BP403],
-      deny=["tar czf a.tgz src", "tar -tf host:/srv/a.tar", "tar tf host:a.tar", "tar tf l*"],
+      deny=["tar czf a.tgz src", "tar -tf host:/srv/a.tar", "tar tf host:a.tar", "tar tf l*",
+            "tar tf host:dir/*.tar"],
       allow=["tar tzf a.tgz", "tar -tf ./a:b.tar", "tar --force-local -tf a:b.tar", "tar tf ./*.tar"])
 def tar_archive(inv, ctx) -> None:
     """tar's old-style first word (`tar xzf`), read letter by letter, and remote archives.
@@ -118,8 +119,10 @@ def tar_archive(inv, ctx) -> None:
             if flag.value == "required":
                 holder = next(values, None)
                 if holder is not None and "-f" in flag.names:
-                    # A glob: `tar tf l*` met `localhost:x.tar`; a slash first (`./*.tar`) is local.
-                    if holder.value is None and not local and "/" not in holder.prefix:
+                    # A glob: `tar tf l*` met `localhost:x.tar`; a slash before any colon
+                    # (`./*.tar`) is local, a colon before it (`host:dir/*`) never is.
+                    if holder.value is None and not local and ("/" not in holder.prefix
+                                                               or _remote(holder.prefix)):
                         ctx.deny(ArchiveNameExpands(first.value, holder), holder.span)
                         return
                     archives.append((holder, holder.value))
