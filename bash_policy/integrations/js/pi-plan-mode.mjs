@@ -94,7 +94,10 @@ function notAPlanFile(path, cwd, plansDir) {
   if (typeof path !== "string" || path === "") return "the call names no path";
   if (!/^[\x20-\x7e]+$/.test(path) || /^[@~]|^file:/.test(path)) return `${path} is not a plain path`;
   const link = linkOnTheWay(cwd, plansDir);
-  if (link !== null) return `${path}: the plans directory ${plansDir} is not plain (${link})`;
+  if (link !== null) {
+    return `${path}: the plans directory ${plansDir} is not plain (${link}); remove the link, `
+      + "or set plansDir to a directory of your own by its absolute path";
+  }
   const plans = realTarget(resolve(cwd, plansDir));
   const target = realTarget(resolve(cwd, path));
   if (plans === null || target === null) return `${path} cannot be resolved`;
