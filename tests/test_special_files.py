@@ -295,3 +295,16 @@ def test_diff_of_a_file_and_a_directory_opens_the_file_of_its_name_there(tmp_pat
     (tmp_path / "dp" / "f1").unlink()
     os.mkfifo(tmp_path / "dp" / "f1")
     assert codes(command, tmp_path) == ["BP603"]
+
+
+def test_a_glob_over_more_entries_than_the_checker_looks_at_is_denied(tmp_path):
+    """Past the entries a glob is looked at in, a FIFO among them went
+    unseen and `cat ./*` was allowed: the checker cannot know, so it denies."""
+    from bash_policy.judge.rules.files import _MAX_ENTRIES
+
+    for k in range(_MAX_ENTRIES + 1):
+        (tmp_path / f"f{k:05d}").touch()
+    os.mkfifo(tmp_path / "zfifo")
+    assert codes("cat ./*", tmp_path) == ["BP603"]
+    assert codes("cat z*", tmp_path) == ["BP603"]
+    assert codes("cat f00001", tmp_path) == []

@@ -101,9 +101,21 @@ class DeviceValue(Problem):
     path: str | None
 
 
-# A glob is looked at in at most this many directory entries; past it, the
-# rest is left to the harness's timeout (docs/threat-model.md).
+# A glob is looked at in at most this many directory entries; past it, what it
+# may match is not known, and a read of its matches is denied (TooManyMatches).
 _MAX_ENTRIES = 10_000
+
+
+@dataclass(frozen=True)
+class TooManyMatches(Problem):
+    code = Code.BP603
+    effect = Effect.HANG
+    rule = SPECIAL
+    message_format = ("`{word.text}` may match more names than the checker looks through ({limit}), "
+                      "so it cannot tell whether one is a FIFO or a device")
+    hint_format = "name the files, or narrow the pattern to fewer entries"
+    word: Word
+    limit: int = _MAX_ENTRIES
 
 
 def glob_pattern(text: str) -> list[str]:
@@ -392,8 +404,13 @@ def check_read_paths(words, ctx, display: str) -> None:
 
 
 def _check_glob(word, pattern: str, directory: str, ctx) -> bool:
-    """`cat ./*` in a directory that holds a FIFO reads it and blocks (True: denied)."""
-    for path in glob_matches(directory, pattern) or ():
+    """`cat ./*` in a directory that holds a FIFO reads it and blocks (True:
+    denied); so may a match in a directory too large to look through."""
+    matches = glob_matches(directory, pattern)
+    if matches is None:
+        ctx.deny(TooManyMatches(word), word.span)
+        return True
+    for path in matches:
         what = on_disk(path)
         if what == "stdin":
             ctx.reads_stdin = True

@@ -20,7 +20,7 @@ from ...repo.files import physical, special_file
 from ..codes import Code, Effect
 from ..problems import Problem
 from . import rule
-from .files import _in_directory, glob_matches
+from .files import TooManyMatches, _in_directory, glob_matches
 
 _ARCH = b"!<arch>\n"
 _THIN = b"!<thin>\n"
@@ -75,8 +75,11 @@ def binutils_archives(inv, ctx) -> None:
             seen = _in_directory(word, directory)
             if seen is None:
                 continue
-            paths = (glob_matches(directory, seen.text) or [] if seen.value is None
+            paths = (glob_matches(directory, seen.text) if seen.value is None
                      else [os.path.join(directory, seen.value)])
+            if paths is None:
+                ctx.deny(TooManyMatches(word), word.span)
+                return
             for path in paths:
                 what = _archive_problem(path)
                 if what is not None:
