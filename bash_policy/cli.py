@@ -241,7 +241,9 @@ def build_parser(wanted: str | None = None) -> Parser:
                              "settings merged with the defaults, then exit")
     cwd = Parser(add_help=False)
     cwd.add_argument("--cwd", metavar="DIR", type=_directory, default=".",
-                     help="the directory the command runs in (default: the current one)")
+                     help="the directory the command runs in (default: the current one, by the "
+                          "path $PWD gives it, from which the shell follows `cd ..`; a relative DIR "
+                          "is taken from there too)")
     output = Parser(add_help=False)
     output.add_argument("--output-format", choices=choices(".formats", "FORMATS", "check", "test", "audit"),
                         default="text",
