@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..read.model import Span, Word
 from ..records import dataclass
-from . import fixes, shapes
+from . import fixes, rules, shapes
 from .argv import PROGRAM
 from .codes import Code, Effect
 from .context import Appended, Invocation
@@ -155,6 +155,17 @@ class AppendedMayBeFlags(Problem):
     program: str
     wrapper: str
     command: str  # the wrapped command with `--` before its operands
+
+
+@dataclass(frozen=True)
+class AppendedOperandsUnseen(Problem):
+    code = Code.BP404
+    rule = OPERANDS
+    message_format = ("`{program}` has a rule that reads its operands, and {wrapper} appends operands from its "
+                      "input that the checker cannot see")
+    hint_format = "name the files in the command, or hand over find's paths: find … -print0 | {wrapper} -0 {program} …"
+    program: str
+    wrapper: str
 
 
 @dataclass(frozen=True)
@@ -312,6 +323,12 @@ def check_positionals(reader: ArgvReader) -> None:
             ctx.check_inner(inv.words[start:], appended or appender)
         elif appended:  # `xargs nice`: the appended operands would be the command
             ctx.deny(CommandFromInput(spec.display), inv.words[0].span)
+        return
+    if (appended and role == "read" and not appended.dash_safe
+            and any(not rules.get(h).unknown_operands for h in spec.hooks)):
+        # As for a word bash computes: a rule that reads the operands must see them
+        # (`echo /inet/tcp/0/HOST/80 | xargs gawk -- '{print}'` connected).
+        ctx.deny(AppendedOperandsUnseen(spec.display, appended.wrapper), inv.words[0].span)
         return
     if appended and not (role == "read" and spec.positionals.max is None
                          and (inv.after_double_dash or spec.harmless
